@@ -1,0 +1,27 @@
+# Entry points promised by the README. Each installs missing packages first.
+BUILD ?= build
+JOBS ?= 2
+BUILD_TYPE ?= Release
+
+.PHONY: deps configure build run test bench format clean
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) > /dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j$(JOBS)
+
+run: build
+	$(BUILD)/steprdu run moe
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.h')
+
+clean:
+	rm -rf $(BUILD)

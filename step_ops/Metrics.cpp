@@ -1,0 +1,50 @@
+#include "step_ops/Metrics.h"
+
+#include <fmt/format.h>
+
+#include "util/Error.h"
+
+namespace steprdu::step {
+
+SymbolicMetrics analyzeGraph(const Graph& g) {
+    SymbolicMetrics m;
+    for (int i = 0; i < g.numOps(); ++i) {
+        const Operator& op = g.op(i);
+        m.offChipBytes += op.offChipBytes();
+        m.onChipBytes += op.onChipBytes();
+        m.onChipBytesPaper += op.onChipBytesPaper();
+        m.flops += op.flops();
+        m.allocatedFlopsPerCycle += op.computeBw();
+    }
+    return m;
+}
+
+namespace {
+std::int64_t need(const Expr& e, const Bindings& b, const char* what) {
+    auto v = e.eval(b);
+    if (!v) {
+        std::string syms;
+        for (auto& s : e.bind(b).symbols()) syms += (syms.empty() ? "" : ", ") + s;
+        throw BadInput(fmt::format("metrics: {} depends on unbound symbols: {}", what, syms));
+    }
+    return *v;
+}
+} // namespace
+
+BoundMetrics bindMetrics(const Graph& g, const SymbolicMetrics& m, const Bindings& b) {
+    BoundMetrics r;
+    r.offChipBytes = need(m.offChipBytes, b, "off-chip traffic");
+    r.onChipBytes = need(m.onChipBytes, b, "on-chip requirement");
+    r.onChipBytesPaper = need(m.onChipBytesPaper, b, "on-chip requirement (paper)");
+    r.flops = need(m.flops, b, "FLOPs");
+    r.allocatedFlopsPerCycle = m.allocatedFlopsPerCycle;
+    for (int i = 0; i < g.numOps(); ++i) {
+        const Operator& op = g.op(i);
+        auto bytes = op.onChipBytes();
+        if (bytes.constValue() == 0) continue;
+        if (need(op.volume(), b, "operator volume") != 0) r.onChipBytesActive += need(bytes, b, "on-chip requirement");
+    }
+    return r;
+}
+
+} // namespace steprdu::step

@@ -1,0 +1,66 @@
+// Bufferize: stores each rank-b sub-tensor of the input in on-chip memory and emits a reference to it
+// (the paper's Figure 3).
+#include <fmt/format.h>
+
+#include "step_ops/ops/OpKinds.h"
+
+namespace steprdu::step::ops {
+namespace {
+
+class Bufferize : public Operator {
+  public:
+    using Operator::Operator;
+    std::string kind() const override { return "Bufferize"; }
+
+    void infer(const Graph&) override {
+        expectInputs(1);
+        expectTile(0);
+        rank_ = static_cast<int>(intArg("rank"));
+        if (rank_ < 1 || rank_ > in_[0].shape.rank())
+            fail(fmt::format("argument 'rank': {}",
+                             expectedFound(fmt::format("1..{} (the input rank)", in_[0].shape.rank()), std::to_string(rank_))));
+        Shape buf = in_[0].shape.inner(rank_);
+        // Only the buffer's outermost dimension may be ragged; inner ones must be regular.
+        for (int r = 0; r + 1 < rank_; ++r)
+            if (buf.atRank(r).kind == DimKind::Ragged)
+                fail(fmt::format("buffered dimension at rank {} is ragged ({}); only the outermost buffered "
+                                 "dimension may be",
+                                 r, buf.str()));
+        out_.push_back({DataType::buffer(in_[0].dtype.tile, buf), in_[0].shape.outer(rank_)});
+    }
+
+    void run(OpIO& io) const override {
+        auto content = std::make_shared<std::vector<Token>>();
+        std::int64_t bytes = 0;
+        for (;;) {
+            Token t = io.pop(0);
+            if (t.isDone()) {
+                if (!content->empty()) fail("input ended inside a buffered sub-tensor");
+                io.push(0, t);
+                return;
+            }
+            if (t.isData()) bytes += t.value.bytes();
+            if (t.isData() || t.level < rank_) {
+                content->push_back(std::move(t));
+                continue;
+            }
+            io.work({0, 0, bytes, std::nullopt, 0});
+            io.push(0, Token::data(BufferRef{content, bytes}));
+            if (t.level > rank_) io.push(0, Token::stop(t.level - rank_));
+            content = std::make_shared<std::vector<Token>>();
+            bytes = 0;
+        }
+    }
+
+    // Double-buffered: 2 x buffer + one input tile.
+    Expr onChipBytes() const override { return Expr(2) * out_[0].dtype.bytes() + in_[0].dtype.bytes(); }
+
+  private:
+    int rank_ = 1;
+};
+
+} // namespace
+
+OperatorKind kindBufferize() { return makeKind<Bufferize>("Bufferize", {"rank"}); }
+
+} // namespace steprdu::step::ops

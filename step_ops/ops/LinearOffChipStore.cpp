@@ -1,0 +1,58 @@
+// LinearOffChipStore: writes the input tiles to an off-chip tensor in row-major tile order.
+#include <fmt/format.h>
+
+#include "step_ops/TensorStore.h"
+#include "step_ops/ops/OpKinds.h"
+
+namespace steprdu::step::ops {
+namespace {
+
+class LinearOffChipStore : public Operator {
+  public:
+    using Operator::Operator;
+    std::string kind() const override { return "LinearOffChipStore"; }
+
+    void infer(const Graph& g) override {
+        expectInputs(1);
+        expectTile(0);
+        tensor_ = g.tensorIndex(args().at("tensor").get<std::string>());
+        const auto& t = g.tensor(tensor_);
+        const auto& tile = in_[0].dtype.tile;
+        if (!tile.isStatic()) fail(expectedFound("static input tiles", tile.str()));
+        std::int64_t r = *tile.rows.constValue(), c = *tile.cols.constValue();
+        if (t.rows % r || t.cols % c)
+            fail(fmt::format("input tile {}x{} does not evenly divide tensor '{}' of {}x{}", r, c, t.name, t.rows, t.cols));
+        auto n = in_[0].shape.totalElements().constValue();
+        if (n && *n > (t.rows / r) * (t.cols / c))
+            fail(fmt::format("stream of {} tiles does not fit tensor '{}' ({} tiles of {}x{})", *n, t.name,
+                             (t.rows / r) * (t.cols / c), r, c));
+    }
+
+    void run(OpIO& io) const override {
+        std::int64_t next = 0;
+        for (;;) {
+            Token t = io.pop(0);
+            if (t.isDone()) return;
+            if (!t.isData()) continue;
+            const Tile& tile = t.value.tile();
+            io.offChip({tensor_, next, tile.bytes(), tile.cols * elemBytes(tile.elem), tile.rows, true});
+            io.memory().writeTile(tensor_, next++, tile);
+        }
+    }
+
+    // The artifact counts the input's dtype bytes (f32: 4 B) for stores.
+    Expr offChipBytes() const override { return in_[0].shape.totalElements() * in_[0].dtype.bytes(); }
+    Expr onChipBytes() const override { return in_[0].dtype.bytes(); }
+    Expr onChipBytesPaper() const override { return Expr(2) * in_[0].dtype.bytes(); }
+
+  private:
+    int tensor_ = -1;
+};
+
+} // namespace
+
+OperatorKind kindLinearOffChipStore() {
+    return makeKind<LinearOffChipStore>("LinearOffChipStore", {"tensor", "par_dispatch"});
+}
+
+} // namespace steprdu::step::ops

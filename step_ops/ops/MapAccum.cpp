@@ -1,0 +1,77 @@
+// MapAccum: Map and Accum fused, the way the STeP workloads express a tiled matmul reduced over K
+// (the artifact's BinaryMapAccum): acc += fn(a, b) over the innermost `rank` dimensions.
+#include <fmt/format.h>
+
+#include "step_ops/ops/Reduction.h"
+
+namespace steprdu::step::ops {
+namespace {
+
+class MapAccum : public Reduction {
+  public:
+    using Reduction::Reduction;
+    std::string kind() const override { return "MapAccum"; }
+
+    void infer(const Graph&) override {
+        expectInputs(2);
+        inferCommon();
+        fn_ = Function::fromJson(args().at("fn"));
+        if (!in_[0].shape.equals(in_[1].shape))
+            fail(fmt::format("inputs must have identical shapes; {}",
+                             expectedFound(in_[0].shape.str(), in_[1].shape.str())));
+        DataType part = fn_.outputType({in_[0].dtype, in_[1].dtype}, where());
+        if (!args().contains("out_tile") && init_.kind == InitFn::Kind::Empty) accType_ = part;
+        out_.push_back({accType_, in_[0].shape.outer(rank_)});
+    }
+
+    void run(OpIO& io) const override {
+        const Function add(Function::Kind::Add);
+        Element acc = init_.make(io.functional());
+        for (;;) {
+            auto t = popLockstep(io, *this, 2);
+            if (t[0].isDone()) {
+                io.push(0, t[0]);
+                return;
+            }
+            if (t[0].isData()) {
+                Work w{0, 0, 0, fn_.fixedCycles(), computeBw_};
+                for (auto& x : t)
+                    if (auto tile = std::get_if<Tile>(&x.value.v); tile && tile->readFromMu) w.loadBytes += tile->bytes();
+                w.flops = fn_.flops({t[0].value, t[1].value});
+                Element part = fn_.apply({t[0].value, t[1].value}, io.functional());
+                // An Empty accumulator (0 rows) takes the first partial result as it is.
+                acc = acc.tile().rows == 0 ? part : add.apply({acc, part}, io.functional());
+                io.work(w);
+                continue;
+            }
+            if (t[0].level < rank_) continue;
+            Work w{0, 0, 0, std::optional<std::int64_t>(0), computeBw_};
+            Element out = finish(std::move(acc), w);
+            if (w.storeBytes) io.work(w);
+            io.push(0, Token::data(std::move(out)));
+            if (t[0].level > rank_) io.push(0, Token::stop(t[0].level - rank_));
+            acc = init_.make(io.functional());
+        }
+    }
+
+    Expr flops() const override {
+        return in_[0].shape.totalElements() * fn_.flops({in_[0].dtype, in_[1].dtype});
+    }
+    Expr onChipBytes() const override { return accType_.bytes(); }
+    Expr onChipBytesPaper() const override {
+        if (fn_.kind() != Function::Kind::Matmul) return accType_.bytes();
+        return Expr(16) * in_[0].dtype.tile.cols + in_[1].dtype.bytes() + accType_.bytes();
+    }
+    std::int64_t computeBw() const override { return computeBw_; }
+
+  private:
+    Function fn_;
+};
+
+} // namespace
+
+OperatorKind kindMapAccum() {
+    return makeKind<MapAccum>("MapAccum", {"fn", "init", "rank", "out_tile", "compute_bw", "write_back_mu"});
+}
+
+} // namespace steprdu::step::ops

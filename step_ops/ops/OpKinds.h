@@ -1,0 +1,37 @@
+#pragma once
+// Each operator file defines its class privately and exposes its registry entry here.
+#include "step_ops/Graph.h"
+#include "util/Error.h"
+
+namespace steprdu::step::ops {
+
+#define STEPRDU_OPERATOR_KINDS(X)                                                                           \
+    X(LinearOffChipLoad) X(LinearOffChipStore) X(RandomOffChipLoad) X(RandomOffChipStore) X(Bufferize)      \
+    X(Streamify) X(Partition) X(Reassemble) X(EagerMerge) X(Parallelize) X(Broadcast) X(Map) X(Accum)     \
+    X(Scan) X(MapAccum) X(FlatMap) X(Flatten) X(Reshape) X(Promote) X(Expand) X(RepeatStatic) X(Zip)       \
+    X(Source) X(Sink)
+
+#define STEPRDU_DECLARE_KIND(K) OperatorKind kind##K();
+STEPRDU_OPERATOR_KINDS(STEPRDU_DECLARE_KIND)
+#undef STEPRDU_DECLARE_KIND
+
+// Registry entry for operator class T with the given accepted argument names.
+template <class T> OperatorKind makeKind(const char* kind, std::vector<std::string> args) {
+    return {kind, std::move(args), [](const std::string& n, const nlohmann::json& a, const std::vector<StreamRef>& in) {
+                return std::unique_ptr<Operator>(new T(n, a, in));
+            }};
+}
+
+// Pops tokens from several lockstep inputs; all must agree on structure (data, same stop, or Done).
+std::vector<Token> popLockstep(OpIO& io, const Operator& op, int numInputs);
+
+} // namespace steprdu::step::ops
+
+namespace steprdu::step::ops {
+// Expand's core, shared with Streamify's reference form: input 0 holds one element per `scope`-level
+// sub-tensor of the reference (input 1); each reference data element replays `emit(x)`, which occupies
+// `shift` output levels; reference stops pass through shifted by `shift`. The input's stop that ends a
+// scope is the reference's, lowered by `inShift`.
+void replayAlongRef(OpIO& io, const Operator& op, int scope, int inShift, int shift,
+                    const std::function<void(const Element&)>& emit);
+} // namespace steprdu::step::ops

@@ -1,0 +1,92 @@
+// Partition: routes each rank-b chunk of the input to the outputs its selector names.
+#include <fmt/format.h>
+
+#include "step_ops/ops/OpKinds.h"
+
+namespace steprdu::step::ops {
+namespace {
+
+class Partition : public Operator {
+  public:
+    using Operator::Operator;
+    std::string kind() const override { return "Partition"; }
+
+    void infer(const Graph&) override {
+        expectInputs(2);
+        rank_ = static_cast<int>(intArg("rank"));
+        n_ = static_cast<int>(intArg("num_consumers"));
+        const Shape &in = in_[0].shape, &sel = in_[1].shape;
+        if (in_[1].dtype.kind != DataType::Kind::Selector)
+            fail("input 1 (selector): " + expectedFound("a selector stream", in_[1].dtype.str()));
+        if (in_[1].dtype.selectorWidth != n_)
+            fail(fmt::format("selector width {} != num_consumers {}", in_[1].dtype.selectorWidth, n_));
+        if (rank_ < 0 || rank_ > in.rank()) fail("argument 'rank': " + expectedFound(fmt::format("0..{}", in.rank()), std::to_string(rank_)));
+        checkOuterMatch(in, sel, rank_);
+        for (int i = 0; i < n_; ++i) {
+            std::vector<Dim> dims{Dim::dynamic(fmt::format("{}_{:03d}", name(), i))};
+            out_.push_back({in_[0].dtype, Shape(dims).concat(in.inner(rank_))});
+        }
+    }
+
+    void run(OpIO& io) const override {
+        std::vector<int> all(n_);
+        for (int i = 0; i < n_; ++i) all[i] = i;
+        for (;;) {
+            Token s = io.pop(1);
+            if (s.isDone()) {
+                expect(io.pop(0), Token::Kind::Done, 0);
+                for (int i : all) io.push(i, Token::done());
+                return;
+            }
+            if (s.isStop()) { // an outer boundary with no chunk before it
+                expect(io.pop(0), Token::Kind::Stop, s.level + rank_);
+                continue;
+            }
+            const auto& targets = s.value.selector().selected;
+            if (rank_ == 0) {
+                Token t = io.pop(0);
+                if (!t.isData()) fail("input and selector disagree: expected an element, found " + t.str());
+                for (int i : targets) io.push(i, t);
+                continue;
+            }
+            for (;;) {
+                Token t = io.pop(0);
+                if (t.isDone()) fail("input ended inside a chunk");
+                if (t.isData() || t.level < rank_) {
+                    for (int i : targets) io.push(i, t);
+                    continue;
+                }
+                for (int i : targets) io.push(i, Token::stop(rank_));
+                if (t.level > rank_) expect(io.pop(1), Token::Kind::Stop, t.level - rank_);
+                break;
+            }
+        }
+    }
+
+  private:
+    void expect(const Token& t, Token::Kind k, int level) const {
+        if (t.kind != k || (k == Token::Kind::Stop && t.level != level))
+            fail(fmt::format("input and selector streams disagree: expected {}, found {}",
+                             k == Token::Kind::Stop ? "S" + std::to_string(level) : "D", t.str()));
+    }
+    void checkOuterMatch(const Shape& in, const Shape& sel, int rank) const {
+        Shape outer = in.outer(rank);
+        if (outer.numDims() != sel.numDims())
+            fail(fmt::format("selector shape {} must equal the input's outer dims {}", sel.str(), outer.str()));
+        for (int i = 0; i < sel.numDims(); ++i) {
+            const Expr &a = outer.dims()[i].size, &b = sel.dims()[i].size;
+            if (a.isConst() && b.isConst() && !a.equals(b))
+                fail(fmt::format("selector shape {} vs input outer dims {}: {}", sel.str(), outer.str(),
+                                 expectedFound(a.str(), b.str())));
+        }
+    }
+    int rank_ = 0, n_ = 1;
+};
+
+} // namespace
+
+OperatorKind kindPartition() {
+    return makeKind<Partition>("Partition", {"rank", "num_consumers", "switch_cycles", "write_back_mu"});
+}
+
+} // namespace steprdu::step::ops

@@ -1,0 +1,31 @@
+#include "step_ops/ops/Reduction.h"
+
+#include <fmt/format.h>
+
+namespace steprdu::step::ops {
+
+void Reduction::inferCommon() {
+    rank_ = static_cast<int>(intArg("rank"));
+    if (rank_ < 1 || rank_ > in_[0].shape.rank())
+        fail("argument 'rank': " + expectedFound(fmt::format("1..{} (the input rank)", in_[0].shape.rank()),
+                                                 std::to_string(rank_)));
+    init_ = InitFn::fromJson(args().at("init"));
+    accType_ = init_.type();
+    if (args().contains("out_tile")) {
+        const auto& o = args()["out_tile"];
+        accType_ = DataType::makeTile(Expr::fromJson(o.at("rows")), Expr::fromJson(o.at("cols")),
+                                      parseElemType(o.value("elem", "f32")));
+    }
+    computeBw_ = intArg("compute_bw", 0);
+    writeBack_ = boolArg("write_back_mu", false);
+}
+
+Element Reduction::finish(Element acc, Work& w) const {
+    if (auto t = std::get_if<Tile>(&acc.v)) {
+        t->readFromMu = writeBack_;
+        if (writeBack_) w.storeBytes = t->bytes();
+    }
+    return acc;
+}
+
+} // namespace steprdu::step::ops

@@ -1,0 +1,26 @@
+#pragma once
+// Shared by Accum, Scan and MapAccum: reductions over the innermost `rank` dimensions.
+#include "step_ops/Function.h"
+#include "step_ops/ops/OpKinds.h"
+
+namespace steprdu::step::ops {
+
+class Reduction : public Operator {
+  public:
+    using Operator::Operator;
+
+  protected:
+    // Reads rank, init, optional out_tile, compute_bw, write_back_mu; checks the rank against input 0.
+    void inferCommon();
+    // The accumulator type: out_tile when given (e.g. a dynamic RetileRow tile), else the init type.
+    DataType accType() const { return accType_; }
+    Element finish(Element acc, Work& w) const;
+
+    int rank_ = 1;
+    InitFn init_;
+    DataType accType_;
+    std::int64_t computeBw_ = 0;
+    bool writeBack_ = false;
+};
+
+} // namespace steprdu::step::ops

@@ -1,0 +1,53 @@
+// Scan: like Accum, but emits the accumulator after every input element (same shape in and out).
+#include "step_ops/ops/Reduction.h"
+
+namespace steprdu::step::ops {
+namespace {
+
+class Scan : public Reduction {
+  public:
+    using Reduction::Reduction;
+    std::string kind() const override { return "Scan"; }
+
+    void infer(const Graph&) override {
+        expectInputs(1);
+        inferCommon();
+        fn_ = Function::fromJson(args().at("fn"));
+        fn_.outputType({accType_, in_[0].dtype}, where());
+        out_.push_back({accType_, in_[0].shape});
+    }
+
+    void run(OpIO& io) const override {
+        Element acc = init_.make(io.functional());
+        for (;;) {
+            Token t = io.pop(0);
+            if (!t.isData()) {
+                io.push(0, t);
+                if (t.isDone()) return;
+                if (t.level >= rank_) acc = init_.make(io.functional());
+                continue;
+            }
+            Work w{0, fn_.flops({acc, t.value}), 0, fn_.fixedCycles(), computeBw_};
+            if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu) w.loadBytes = tile->bytes();
+            acc = fn_.apply({acc, t.value}, io.functional());
+            Element out = finish(acc, w);
+            io.work(w);
+            io.push(0, Token::data(std::move(out)));
+        }
+    }
+
+    Expr flops() const override { return in_[0].shape.totalElements() * fn_.flops({accType_, in_[0].dtype}); }
+    Expr onChipBytes() const override { return accType_.bytes(); }
+    std::int64_t computeBw() const override { return fn_.fixedCycles() ? 0 : computeBw_; }
+
+  private:
+    Function fn_;
+};
+
+} // namespace
+
+OperatorKind kindScan() {
+    return makeKind<Scan>("Scan", {"fn", "init", "rank", "out_tile", "compute_bw", "write_back_mu"});
+}
+
+} // namespace steprdu::step::ops

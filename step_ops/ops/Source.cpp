@@ -1,0 +1,96 @@
+// Source: a stream given in full by the program (selector and metadata streams from a trace, test inputs).
+// Tokens in JSON: an integer (u64 scalar), a list of integers (selector), a number list wrapped as
+// {"tile": [[...]]} (tile rows), or "S<n>" (stop). Done is implicit.
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "step_ops/ops/OpKinds.h"
+
+namespace steprdu::step::ops {
+namespace {
+
+class Source : public Operator {
+  public:
+    using Operator::Operator;
+    std::string kind() const override { return "Source"; }
+
+    void infer(const Graph&) override {
+        expectInputs(0);
+        std::string type = args().at("type");
+        Shape shape = Shape::fromJson(args().at("shape"));
+        DataType dt;
+        if (type == "selector")
+            dt = DataType::selector(static_cast<int>(intArg("width")));
+        else if (type == "scalar")
+            dt = DataType::address();
+        else if (type == "tile")
+            dt = DataType::makeTile(intArg("tile_rows"), intArg("tile_cols"));
+        else
+            fail("argument 'type': " + expectedFound("selector, scalar or tile", "'" + type + "'"));
+        tokens_ = parseTokens(dt);
+        out_.push_back({dt, shape});
+    }
+
+    void run(OpIO& io) const override {
+        for (const Token& t : tokens_) io.push(0, t);
+        io.push(0, Token::done());
+    }
+
+  private:
+    std::vector<Token> parseTokens(const DataType& dt) const {
+        std::vector<Token> out;
+        for (const auto& j : args().at("tokens")) {
+            if (j.is_string()) {
+                std::string s = j;
+                if (s.size() < 2 || s[0] != 'S' || !std::all_of(s.begin() + 1, s.end(), ::isdigit))
+                    fail("token " + expectedFound("S<level>", "'" + s + "'"));
+                out.push_back(Token::stop(std::stoi(s.substr(1))));
+            } else if (dt.kind == DataType::Kind::Selector && j.is_array()) {
+                Selector sel{dt.selectorWidth, j.get<std::vector<int>>()};
+                for (int i : sel.selected)
+                    if (i < 0 || i >= dt.selectorWidth)
+                        fail(fmt::format("selector index {}: {}", i, expectedFound(fmt::format("0..{}", dt.selectorWidth - 1), std::to_string(i))));
+                out.push_back(Token::data(sel));
+            } else if (dt.kind == DataType::Kind::Tile && j.is_object() && j.contains("tile")) {
+                auto rows = j["tile"].get<std::vector<std::vector<float>>>();
+                Tile t = Tile::zeros(static_cast<std::int64_t>(rows.size()), rows.empty() ? 0 : static_cast<std::int64_t>(rows[0].size()), true);
+                auto& d = const_cast<std::vector<float>&>(*t.data);
+                for (std::size_t r = 0; r < rows.size(); ++r)
+                    for (std::size_t c = 0; c < rows[r].size(); ++c) d[r * rows[0].size() + c] = rows[r][c];
+                out.push_back(Token::data(t));
+            } else if (dt.equals(DataType::address()) && j.is_number_unsigned()) {
+                out.push_back(Token::data(Scalar{j.get<std::uint64_t>()}));
+            } else if (dt.isTile() && j.is_number()) { // a 1x1 tile holding that value
+                Tile t = Tile::zeros(1, 1, true);
+                const_cast<std::vector<float>&>(*t.data)[0] = j.get<float>();
+                out.push_back(Token::data(t));
+            } else {
+                fail(fmt::format("token {}: does not match stream type {}", j.dump(), dt.str()));
+            }
+        }
+        return out;
+    }
+    std::vector<Token> tokens_;
+};
+
+class Sink : public Operator {
+  public:
+    using Operator::Operator;
+    std::string kind() const override { return "Sink"; }
+    void infer(const Graph&) override { expectInputs(1); }
+    void run(OpIO& io) const override {
+        while (!io.pop(0).isDone()) {
+        }
+    }
+};
+
+} // namespace
+
+OperatorKind kindSource() {
+    return makeKind<Source>("Source", {"type", "shape", "tokens", "width", "tile_rows", "tile_cols"});
+}
+OperatorKind kindSink() { return makeKind<Sink>("Sink", {}); }
+
+} // namespace steprdu::step::ops
