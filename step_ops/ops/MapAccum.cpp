@@ -39,8 +39,15 @@ class MapAccum : public Reduction {
                     if (auto tile = std::get_if<Tile>(&x.value.v); tile && tile->readFromMu) w.loadBytes += tile->bytes();
                 w.flops = fn_.flops({t[0].value, t[1].value});
                 Element part = fn_.apply({t[0].value, t[1].value}, io.functional());
-                // An Empty accumulator (0 rows) takes the first partial result as it is.
-                acc = acc.tile().rows == 0 ? part : add.apply({acc, part}, io.functional());
+                // An Empty accumulator (0 rows) takes the first partial result as it is; the valid-row count
+                // (padding) follows the streamed operand, not the zero-initialised accumulator.
+                if (acc.tile().rows == 0) {
+                    acc = part;
+                } else {
+                    Tile sum = add.apply({acc, part}, io.functional()).tile();
+                    sum.validRows = part.tile().validRows;
+                    acc = sum;
+                }
                 io.work(w);
                 continue;
             }

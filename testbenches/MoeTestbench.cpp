@@ -1,0 +1,257 @@
+#include "testbenches/MoeTestbench.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "step_ops/GraphBuilder.h"
+#include "step_ops/TensorStore.h"
+#include "traces/BundledTraces.h"
+#include "traces/ExpertRouting.h"
+#include "traces/SyntheticTraces.h"
+#include "util/Error.h"
+
+namespace steprdu::tb {
+
+using namespace step;
+
+namespace {
+
+struct ModelShape {
+    int experts, topK;
+    std::int64_t hidden, inter;
+};
+
+ModelShape modelShape(const std::string& m) {
+    if (m == "qwen") return {128, 8, 2048, 768}; // Qwen3-30B-A3B
+    return {8, 2, 4096, 14336};                  // Mixtral-8x7B
+}
+
+// Functional runs allocate every weight; beyond this many values the run is token-flow only.
+constexpr std::int64_t kMaxFunctionalValues = 64LL << 20;
+
+} // namespace
+
+std::vector<Knob> MoeTestbench::knobs() const {
+    return {{"model", "mixtral", "mixtral | qwen: sets experts, topk, hidden, inter"},
+            {"experts", "", "number of experts E (default: the model's)"},
+            {"topk", "", "experts per token K (default: the model's)"},
+            {"hidden", "", "model dimension D (default: the model's)"},
+            {"inter", "", "expert intermediate dimension F (default: the model's)"},
+            {"batch", "", "tokens B: a prefix of the trace (default: the whole trace)"},
+            {"tile_n", "16", "rows per expert tile: an integer (static tiling, padded) or 'dynamic'"},
+            {"tile_f", "64", "intermediate columns per weight tile"},
+            {"trace", "", "routing CSV (token,topk0..); default: the bundled synthetic trace of the model, or a "
+                          "generated one when E/K differ from the model's"},
+            {"regions", "", "parallel expert regions (default: experts; fewer = time-multiplexing)"},
+            {"compute_bw", "", "FLOPs/cycle per compute operator (default 4096 static, 6400 dynamic, 1024 "
+                               "time-multiplexed)"},
+            {"elem_bytes", "2", "bytes per loaded element (2: bf16 as the paper's runs)"},
+            {"seed", "5", "seed of inputs, weights and routing weights"}};
+}
+
+Workload MoeTestbench::build(const Knobs& k, bool functional) const {
+    const std::string model = k.choice("model", {"mixtral", "qwen"});
+    ModelShape m = modelShape(model);
+    const int E = k.given("experts") ? static_cast<int>(k.integer("experts", 1, 4096)) : m.experts;
+    const int K = k.given("topk") ? static_cast<int>(k.integer("topk", 1, E)) : m.topK;
+    const std::int64_t D = k.given("hidden") ? k.integer("hidden", 1, 1 << 20) : m.hidden;
+    const std::int64_t F = k.given("inter") ? k.integer("inter", 1, 1 << 22) : m.inter;
+    const std::int64_t tf = k.integer("tile_f", 1, F);
+    const bool dynamic = k.str("tile_n") == "dynamic";
+    const std::int64_t T = dynamic ? 0 : k.integer("tile_n", 1, 1 << 20);
+    const int R = k.given("regions") ? static_cast<int>(k.integer("regions", 1, E)) : E;
+    const int eb = static_cast<int>(k.integer("elem_bytes", 1, 8));
+    const std::int64_t seed = k.integer("seed", 0, 1LL << 40);
+    if (F % tf) throw BadInput(fmt::format("moe: knob 'tile_f': {}", expectedFound(fmt::format("a divisor of inter={}", F), std::to_string(tf))));
+    if (E % R) throw BadInput(fmt::format("moe: knob 'regions': {}", expectedFound(fmt::format("a divisor of experts={}", E), std::to_string(R))));
+    const std::int64_t bw = k.given("compute_bw") ? k.integer("compute_bw", 1, 1LL << 40)
+                                                  : (R < E ? 1024 : dynamic ? 6400 : 4096);
+
+    traces::ExpertRouting routing;
+    if (k.given("trace")) {
+        routing = traces::readExpertRouting(k.str("trace"), E);
+        if (routing.topK != K)
+            throw BadInput(fmt::format("{}: {}", k.str("trace"), expectedFound(fmt::format("top-{} routing (topk={})", K, K),
+                                                                               fmt::format("top-{}", routing.topK))));
+    } else if (E == m.experts && K == m.topK) {
+        routing = traces::readExpertRouting(traces::bundledTraceDir() + "/" + model + "_b64_seed5.csv", E);
+    } else {
+        routing = traces::syntheticRouting(64, E, K, static_cast<unsigned long long>(seed), 0.5);
+    }
+    if (k.given("batch")) routing = routing.prefix(static_cast<int>(k.integer("batch", 1, routing.batch())));
+    const std::int64_t B = routing.batch();
+    const auto counts = routing.tokensPerExpert();
+
+    std::int64_t weightValues = 3 * E * D * F + 2 * B * D;
+    const bool withData = functional && weightValues <= kMaxFunctionalValues;
+
+    GraphBuilder b;
+    b.tensor("x", B, D, "randn", seed * 1000 + 1);
+    b.tensor("out", B, D);
+    // Routing weights: softmax over each token's K random logits (the paper uses random weights too).
+    {
+        auto logits = randomNormal(B * K, seed * 1000 + 2);
+        std::vector<float> w(B * K);
+        for (std::int64_t t = 0; t < B; ++t) {
+            double s = 0;
+            for (int j = 0; j < K; ++j) s += std::exp(double(logits[t * K + j]));
+            for (int j = 0; j < K; ++j) w[t * K + j] = static_cast<float>(std::exp(double(logits[t * K + j])) / s);
+        }
+        b.tensor("routing_weights", B, K, w);
+    }
+    const int G = E / R;
+    const std::int64_t nf = F / tf;
+    auto expertSeed = [&](int e, int which) { return static_cast<std::uint64_t>(seed * 1000 + 10 + e * 3 + which); };
+    for (int r = 0; r < R; ++r) {
+        // A region's weights: its experts' matrices concatenated along dim 0 (one expert when R == E).
+        const char* names[] = {"W_up", "W_gate", "W_down"};
+        for (int which = 0; which < 3; ++which) {
+            std::int64_t rows = which == 2 ? F : D, cols = which == 2 ? D : F;
+            std::string n = R == E ? fmt::format("{}_{}", names[which], r) : fmt::format("{}_r{}", names[which], r);
+            if (!withData) {
+                b.tensor(n, G * rows, cols, "randn", expertSeed(r * G, which));
+                continue;
+            }
+            std::vector<float> v;
+            for (int j = 0; j < G; ++j) {
+                auto part = randomNormal(rows * cols, expertSeed(r * G + j, which));
+                for (auto& x : part) x *= static_cast<float>(1.0 / std::sqrt(double(rows)));
+                v.insert(v.end(), part.begin(), part.end());
+            }
+            b.tensor(n, G * rows, cols, v);
+        }
+    }
+
+    // Routing selectors from the trace: multi-hot per token, and one-hot per top-k slot.
+    std::vector<std::vector<int>> multi;
+    nlohmann::json oneHot = nlohmann::json::array();
+    for (auto& row : routing.rows) {
+        std::vector<int> s(row.begin(), row.end());
+        std::sort(s.begin(), s.end());
+        multi.push_back(s);
+        for (int e : row) oneHot.push_back(std::vector<int>{e});
+        oneHot.push_back("S1");
+    }
+    if (!routing.rows.empty()) oneHot.back() = "S2";
+    Stream selMulti = b.selectGen(multi, E, Shape({Dim(1), Dim(B)}), "select_tokens");
+    Stream selOne = b.source("selector", Shape({Dim(1), Dim(B), Dim(K)}), oneHot, {{"width", E}}, "select_slots");
+
+    Stream x = b.flatten(b.linearOffChipLoad("x", 1, D, {1, 1}, {B, 1}, std::nullopt, eb, 1, "load_x"), 0, 1);
+    Stream rw = b.linearOffChipLoad("routing_weights", 1, 1, {K, 1}, {B, K}, std::nullopt, eb, 1, "load_routing_weights");
+    auto xs = b.partition(x, selMulti, 0, E, "route_x");
+    auto ws = b.partition(rw, selOne, 0, E, "route_w");
+
+    MapOptions o{bw, false};
+    const std::int64_t packBw = dynamic && !k.given("compute_bw") ? 1024 : bw;
+    std::vector<Stream> packed;
+    for (int e = 0; e < E; ++e) {
+        std::string p = fmt::format("e{}.", e);
+        if (dynamic) {
+            Stream rows = b.flatten(b.promote(b.reshape(xs[e], 1, 0, false, p + "reshape"), std::nullopt, p + "promote"), 0, 1);
+            TileType tile{xs[e].shape().dims()[0].size, D, ElemType::F32};
+            packed.push_back(b.accum(rows, Function(Function::Kind::RetileRow), InitFn::empty(D), 1, {packBw, false}, tile, p + "pack"));
+        } else {
+            Stream rows = b.flatten(b.promote(b.reshape(xs[e], T, 0, true, p + "reshape"), std::nullopt, p + "promote"), 1, 2);
+            packed.push_back(b.accum(rows, Function(Function::Kind::RetileRow), InitFn::empty(D), 1, {packBw, false},
+                                     TileType{T, D, ElemType::F32}, p + "pack"));
+        }
+    }
+
+    // The SwiGLU body, once per region, on a stream of packed tiles and the matching weight tiles.
+    auto swiglu = [&](const std::string& p, Stream in, Stream wUp, Stream wGate, Stream wDown) {
+        Stream rep = b.repeatStatic(in, nf, p + "repeat");
+        Stream up = b.map({rep, wUp}, Function::matmul(), o, p + "up");
+        Stream gate = b.map({rep, wGate}, Function::matmul(), o, p + "gate");
+        Stream h = b.map({b.map({gate}, Function(Function::Kind::Silu), o, p + "silu"), up}, Function(Function::Kind::Mul), o, p + "mul");
+        return b.mapAccum(h, wDown, Function::matmul(), dynamic ? InitFn::empty(D) : InitFn::zero(T, D), 1, o, p + "down");
+    };
+    std::vector<Stream> expertOut(E);
+    Bindings bind;
+    for (int e = 0; e < E; ++e) {
+        bind[xs[e].shape().dims()[0].size.symName()] = counts[e];
+        bind[ws[e].shape().dims()[0].size.symName()] = counts[e];
+    }
+    auto tilesOf = [&](int e) { return dynamic ? (counts[e] > 0 ? 1 : 0) : (counts[e] + T - 1) / T; };
+    if (R == E) {
+        for (int e = 0; e < E; ++e) {
+            std::string p = fmt::format("e{}.", e);
+            auto load = [&](const std::string& w, std::int64_t tr, std::int64_t tc) {
+                return b.flatten(b.linearOffChipLoad(fmt::format("{}_{}", w, e), tr, tc, {1, 1}, {nf, 1}, packed[e], eb, 1,
+                                                     p + "load_" + w),
+                                 0, 1);
+            };
+            expertOut[e] = swiglu(p, packed[e], load("W_up", D, tf), load("W_gate", D, tf), load("W_down", tf, D));
+        }
+    } else {
+        for (int r = 0; r < R; ++r) {
+            std::string p = fmt::format("r{}.", r);
+            std::vector<Stream> group(packed.begin() + r * G, packed.begin() + (r + 1) * G);
+            auto [tiles, which] = b.eagerMerge(group, 0, p + "merge");
+            Stream addr = b.expertAddrGen(which, nf, 0, p + "weight_addr");
+            auto load = [&](const std::string& w, std::int64_t tr, std::int64_t tc) {
+                return b.flatten(b.randomOffChipLoad(addr, fmt::format("{}_r{}", w, r), tr, tc, eb, 0, p + "load_" + w), 0, 1);
+            };
+            Stream y = swiglu(p, tiles, load("W_up", D, tf), load("W_gate", D, tf), load("W_down", tf, D));
+            auto split = b.partition(y, which, 0, G, p + "split");
+            for (int j = 0; j < G; ++j) {
+                expertOut[r * G + j] = split[j];
+                bind[split[j].shape().dims()[0].size.symName()] = tilesOf(r * G + j);
+            }
+        }
+    }
+    std::vector<Stream> scaled;
+    for (int e = 0; e < E; ++e) {
+        std::string p = fmt::format("e{}.", e);
+        Stream rows = b.retileStreamify(expertOut[e], true, true, p + "unpack");
+        rows.setShape(xs[e].shape()); // padding rows are dropped: exactly the expert's tokens remain
+        scaled.push_back(b.map({rows, ws[e]}, Function(Function::Kind::Mul), o, p + "weight"));
+    }
+    Stream gathered = b.reassemble(scaled, selMulti, 0, "gather");
+    gathered.setShape(Shape({Dim(1), Dim(B), Dim(K)})); // every token gathers exactly K expert rows
+    Stream y = b.accum(gathered, Function(Function::Kind::Add), InitFn::zero(1, D), 1, o, std::nullopt, "combine");
+    b.linearOffChipStore(y, "out", 1, "store_out");
+
+    Workload w{b.finish(), bind, {}, 0, 0, nullptr};
+    w.params = {{"model", model}, {"experts", E}, {"topk", K}, {"hidden", D}, {"inter", F}, {"batch", B},
+                {"tile_n", dynamic ? nlohmann::json("dynamic") : nlohmann::json(T)}, {"tile_f", tf},
+                {"trace", routing.source}, {"regions", R}, {"compute_bw", bw}, {"elem_bytes", eb}, {"seed", seed},
+                {"functional", withData}};
+    // The paper scripts' FLOP count per expert with b rows (padded rows included): 2*b*D*F*3 + b*F + 8*b*D*F.
+    for (int e = 0; e < E; ++e) {
+        std::int64_t rows = dynamic ? counts[e] : tilesOf(e) * T;
+        w.figureFlops += rows * (14 * D * F + F);
+        w.paddedFlops += (rows - counts[e]) * (14 * D * F + F);
+    }
+    w.check = [=](const Interpreter& interp, const InterpreterResult&) {
+        const auto& X = interp.memory().values("x");
+        const auto& RW = interp.memory().values("routing_weights");
+        std::vector<double> want(B * D, 0.0), h(F);
+        for (std::int64_t t = 0; t < B; ++t) {
+            for (int j = 0; j < K; ++j) {
+                int e = routing.rows[t][j], r = e / G, local = e % G;
+                auto name = [&](const char* n) { return R == E ? fmt::format("{}_{}", n, e) : fmt::format("{}_r{}", n, r); };
+                const auto& Wu = interp.memory().values(name("W_up"));
+                const auto& Wg = interp.memory().values(name("W_gate"));
+                const auto& Wd = interp.memory().values(name("W_down"));
+                for (std::int64_t f = 0; f < F; ++f) {
+                    double u = 0, g = 0;
+                    for (std::int64_t d = 0; d < D; ++d) {
+                        u += double(X[t * D + d]) * Wu[(local * D + d) * F + f];
+                        g += double(X[t * D + d]) * Wg[(local * D + d) * F + f];
+                    }
+                    h[f] = g / (1.0 + std::exp(-g)) * u;
+                }
+                for (std::int64_t d = 0; d < D; ++d) {
+                    double s = 0;
+                    for (std::int64_t f = 0; f < F; ++f) s += h[f] * Wd[(local * F + f) * D + d];
+                    want[t * D + d] += RW[t * K + j] * s;
+                }
+            }
+        }
+        return maxRelativeError(interp.memory().values("out"), want);
+    };
+    return w;
+}
+
+} // namespace steprdu::tb

@@ -1,0 +1,86 @@
+#include "testbenches/SwigluTestbench.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "step_ops/GraphBuilder.h"
+#include "util/Error.h"
+
+namespace steprdu::tb {
+
+using namespace step;
+
+std::vector<Knob> SwigluTestbench::knobs() const {
+    return {{"batch", "64", "rows of the input (B)"},
+            {"hidden", "256", "model dimension (D)"},
+            {"inter", "512", "intermediate dimension (F)"},
+            {"tile_b", "32", "rows per tile (M tile of gate/up/down)"},
+            {"tile_inter", "64", "intermediate columns per tile (N tile of gate/up, K tile of down)"},
+            {"dtype_bytes", "4", "bytes per element of loaded tensors (4: float32, as the paper's Fig 8)"},
+            {"compute_bw", "4096", "FLOPs/cycle of each compute operator"},
+            {"par_dispatch", "4", "64-byte requests each off-chip operator issues per cycle"},
+            {"seed", "5", "seed of the random input and weights"}};
+}
+
+Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
+    const std::int64_t B = k.integer("batch", 1, 1 << 20), D = k.integer("hidden", 1, 1 << 20),
+                       F = k.integer("inter", 1, 1 << 22), tm = k.integer("tile_b", 1, B),
+                       tn = k.integer("tile_inter", 1, F), bytes = k.integer("dtype_bytes", 1, 8),
+                       bw = k.integer("compute_bw", 1, 1 << 30), par = k.integer("par_dispatch", 1, 1024),
+                       seed = k.integer("seed", 0, 1LL << 62);
+    if (B % tm) throw BadInput(fmt::format("swiglu: knob 'tile_b': {}", expectedFound(fmt::format("a divisor of batch={}", B), std::to_string(tm))));
+    if (F % tn) throw BadInput(fmt::format("swiglu: knob 'tile_inter': {}", expectedFound(fmt::format("a divisor of inter={}", F), std::to_string(tn))));
+    GraphBuilder b;
+    b.tensor("x", B, D, "randn", seed * 100 + 1);
+    b.tensor("W_gate", D, F, "randn", seed * 100 + 2);
+    b.tensor("W_up", D, F, "randn", seed * 100 + 3);
+    b.tensor("W_down", F, D, "randn", seed * 100 + 4);
+    b.tensor("out", B, D);
+    const int eb = static_cast<int>(bytes), pd = static_cast<int>(par);
+    const std::int64_t nb = B / tm, nf = F / tn;
+    MapOptions o{bw, false};
+    // x is re-read for every column tile of the weights (weight-stationary "mn_mk" schedule).
+    Stream x = b.linearOffChipLoad("x", tm, D, {1, 0, 1}, {nb, nf, 1}, std::nullopt, eb, pd, "load_x");
+    Stream wg = b.linearOffChipLoad("W_gate", D, tn, {0, 1, nf}, {nb, nf, 1}, std::nullopt, eb, pd, "load_w_gate");
+    Stream wu = b.linearOffChipLoad("W_up", D, tn, {0, 1, nf}, {nb, nf, 1}, std::nullopt, eb, pd, "load_w_up");
+    Stream gate = b.mapAccum(x, wg, Function::matmul(), InitFn::zero(tm, tn), 1, o, "gate");
+    Stream up = b.mapAccum(x, wu, Function::matmul(), InitFn::zero(tm, tn), 1, o, "up");
+    Stream h = b.map({b.map({gate}, Function(Function::Kind::Silu), o, "silu"), up}, Function(Function::Kind::Mul), o, "mul");
+    Stream wd = b.linearOffChipLoad("W_down", tn, D, {0, 1}, {nb, nf}, std::nullopt, eb, pd, "load_w_down");
+    Stream y = b.mapAccum(h, wd, Function::matmul(), InitFn::zero(tm, D), 1, {bw, true}, "down");
+    b.linearOffChipStore(y, "out", pd, "store_out");
+
+    Workload w{b.finish(), {}, {}, 0, 0, nullptr};
+    w.params = {{"batch", B}, {"hidden", D}, {"inter", F}, {"tile_b", tm}, {"tile_inter", tn},
+                {"dtype_bytes", bytes}, {"compute_bw", bw}, {"par_dispatch", par}, {"seed", seed}};
+    // The paper scripts' count: 3 GEMMs, the gating product, and SiLU counted as 8 per D*F element.
+    w.figureFlops = 2 * B * D * F * 3 + B * F + 8 * B * D * F;
+    w.check = [=](const Interpreter& interp, const InterpreterResult&) {
+        const auto& X = interp.memory().values("x");
+        const auto& Wg = interp.memory().values("W_gate");
+        const auto& Wu = interp.memory().values("W_up");
+        const auto& Wd = interp.memory().values("W_down");
+        std::vector<double> want(B * D, 0.0), hrow(F);
+        for (std::int64_t r = 0; r < B; ++r) {
+            for (std::int64_t f = 0; f < F; ++f) {
+                double g = 0, u = 0;
+                for (std::int64_t d = 0; d < D; ++d) {
+                    g += double(X[r * D + d]) * Wg[d * F + f];
+                    u += double(X[r * D + d]) * Wu[d * F + f];
+                }
+                hrow[f] = g / (1.0 + std::exp(-g)) * u;
+            }
+            for (std::int64_t d = 0; d < D; ++d) {
+                double s = 0;
+                for (std::int64_t f = 0; f < F; ++f) s += hrow[f] * Wd[f * D + d];
+                want[r * D + d] = s;
+            }
+        }
+        return maxRelativeError(interp.memory().values("out"), want);
+    };
+    (void)functional;
+    return w;
+}
+
+} // namespace steprdu::tb

@@ -1,0 +1,88 @@
+#include "testbenches/Testbench.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "testbenches/MoeTestbench.h"
+#include "testbenches/SwigluTestbench.h"
+#include "util/Error.h"
+#include "util/Strings.h"
+
+namespace steprdu::tb {
+
+Knobs::Knobs(const std::string& testbench, const std::vector<Knob>& spec, const std::vector<std::string>& assignments)
+    : tb_(testbench) {
+    std::vector<std::string> names;
+    for (auto& k : spec) {
+        names.push_back(k.name);
+        defaults_[k.name] = k.defaultValue;
+    }
+    for (auto& a : assignments) {
+        auto eq = a.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw BadInput(fmt::format("{}: knob '{}': {}", tb_, a, expectedFound("key=value", "'" + a + "'")));
+        std::string key = a.substr(0, eq), value = a.substr(eq + 1);
+        if (!defaults_.count(key)) {
+            auto near = nearestWord(key, names);
+            throw BadInput(fmt::format("{}: unknown knob '{}'{}; knobs: {}", tb_, key,
+                                       near ? "; did you mean '" + *near + "'?" : "", fmt::join(names, ", ")));
+        }
+        values_[key] = value;
+    }
+}
+
+std::string Knobs::str(const std::string& k) const {
+    auto it = values_.find(k);
+    return it != values_.end() ? it->second : defaults_.at(k);
+}
+
+std::int64_t Knobs::integer(const std::string& k, std::int64_t lo, std::int64_t hi) const {
+    auto v = parseInt(str(k));
+    if (!v || *v < lo || *v > hi)
+        throw BadInput(fmt::format("{}: knob '{}': {}", tb_, k,
+                                   expectedFound(fmt::format("an integer in [{}, {}]", lo, hi), "'" + str(k) + "'")));
+    return *v;
+}
+
+std::string Knobs::choice(const std::string& k, const std::vector<std::string>& options) const {
+    std::string v = str(k);
+    if (std::find(options.begin(), options.end(), v) == options.end())
+        throw BadInput(fmt::format("{}: knob '{}': {}", tb_, k,
+                                   expectedFound(fmt::format("one of {}", fmt::join(options, ", ")), "'" + v + "'")));
+    return v;
+}
+
+const std::vector<std::unique_ptr<Testbench>>& testbenches() {
+    static const std::vector<std::unique_ptr<Testbench>> all = [] {
+        std::vector<std::unique_ptr<Testbench>> v;
+        v.push_back(std::make_unique<SwigluTestbench>());
+        v.push_back(std::make_unique<MoeTestbench>());
+        return v;
+    }();
+    return all;
+}
+
+const Testbench& findTestbench(const std::string& name) {
+    std::vector<std::string> names;
+    for (auto& t : testbenches()) {
+        if (t->name() == name) return *t;
+        names.push_back(t->name());
+    }
+    auto near = nearestWord(name, names);
+    throw BadInput(fmt::format("unknown testbench '{}'{}; testbenches: {}", name,
+                               near ? "; did you mean '" + *near + "'?" : "", fmt::join(names, ", ")));
+}
+
+double maxRelativeError(const std::vector<float>& got, const std::vector<double>& want) {
+    double scale = 0;
+    for (double w : want) scale = std::max(scale, std::abs(w));
+    double worst = 0;
+    for (std::size_t i = 0; i < want.size() && i < got.size(); ++i)
+        worst = std::max(worst, std::abs(got[i] - want[i]) / std::max(std::abs(want[i]), 1e-3 * scale));
+    if (got.size() != want.size()) return INFINITY;
+    return worst;
+}
+
+} // namespace steprdu::tb

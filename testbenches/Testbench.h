@@ -1,0 +1,65 @@
+#pragma once
+// A testbench builds one workload's STeP graph from knobs (and a trace), binds its data-dependent symbols,
+// and knows the workload's own accounting (the paper scripts' FLOP formula) and its reference computation.
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "step_ops/Graph.h"
+#include "step_ops/Interpreter.h"
+
+namespace steprdu::tb {
+
+struct Knob {
+    std::string name;
+    std::string defaultValue; // "" = derived from other knobs (documented in `doc`)
+    std::string doc;
+};
+
+// Knob values as given on the command line, validated against a testbench's knob list.
+class Knobs {
+  public:
+    Knobs(const std::string& testbench, const std::vector<Knob>& spec, const std::vector<std::string>& assignments);
+    bool given(const std::string& k) const { return values_.count(k) > 0; }
+    std::string str(const std::string& k) const;
+    std::int64_t integer(const std::string& k, std::int64_t lo, std::int64_t hi) const;
+    std::string choice(const std::string& k, const std::vector<std::string>& options) const;
+    const std::map<std::string, std::string>& values() const { return values_; }
+
+  private:
+    std::string tb_;
+    std::map<std::string, std::string> values_;
+    std::map<std::string, std::string> defaults_;
+};
+
+struct Workload {
+    step::Graph graph;
+    step::Bindings bindings;
+    nlohmann::json params;      // every knob, resolved
+    std::int64_t figureFlops = 0;  // the paper scripts' FLOP formula (padded rows)
+    std::int64_t paddedFlops = 0;  // the part of figureFlops spent on padding rows
+    // Checks an interpreter run against a direct computation; returns the max relative error.
+    std::function<double(const step::Interpreter&, const step::InterpreterResult&)> check;
+};
+
+class Testbench {
+  public:
+    virtual ~Testbench() = default;
+    virtual std::string name() const = 0;
+    virtual std::string doc() const = 0;
+    virtual std::vector<Knob> knobs() const = 0;
+    // `functional` attaches real tensor values (for interpreter checks); timing runs leave them out.
+    virtual Workload build(const Knobs& k, bool functional) const = 0;
+};
+
+const std::vector<std::unique_ptr<Testbench>>& testbenches();
+const Testbench& findTestbench(const std::string& name); // throws BadInput with the nearest name
+
+// Largest relative error |a-b| / max(|b|, 1e-3 * max|b|) over two equally sized arrays.
+double maxRelativeError(const std::vector<float>& got, const std::vector<double>& want);
+
+} // namespace steprdu::tb
