@@ -22,7 +22,8 @@ const FnInfo kFunctions[] = {
     {Function::Kind::RowWiseSum, "RowWiseSum", 1}, {Function::Kind::SetOffset, "SetOffset", 2},
     {Function::Kind::RowWiseAppend, "RowWiseAppend", 2},
     {Function::Kind::CacheWriteAddrGen, "CacheWriteAddrGen", 2},
-    {Function::Kind::RetileRow, "RetileRow", 2},   {Function::Kind::SignalReqAllRead, "SignalReqAllRead", 2},
+    {Function::Kind::RetileRow, "RetileRow", 2},   {Function::Kind::RetileCol, "RetileCol", 2},
+    {Function::Kind::SignalReqAllRead, "SignalReqAllRead", 2},
 };
 
 const FnInfo& info(Function::Kind k) {
@@ -139,6 +140,9 @@ DataType Function::outputType(const std::vector<DataType>& in, const std::string
                                        expectedFound(acc.cols.str(), x.cols.str())));
         return DataType::makeTile(acc);
     }
+    case Kind::RetileCol:
+        need(1, true);
+        return DataType::makeTile(need(0, true));
     }
     return {};
 }
@@ -187,6 +191,7 @@ std::optional<std::int64_t> Function::fixedCycles() const {
     case Kind::SignalReqAllRead:
         return 1;
     case Kind::RetileRow:
+    case Kind::RetileCol:
         return 0;
     default:
         return std::nullopt;
@@ -287,6 +292,24 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
             if (acc.rows > 0) std::copy(acc.data->begin(), acc.data->end(), o.begin());
             std::copy(x.data->begin(), x.data->end(), o.begin() + acc.rows * x.cols);
         }
+        return out;
+    }
+    case Kind::RetileCol: {
+        // Concatenates columns; an Empty (0-row) accumulator means nothing was collected yet.
+        const Tile& acc = in[0].tile();
+        const Tile& x = in[1].tile();
+        if (acc.rows == 0) return x;
+        if (acc.rows != x.rows)
+            throw std::runtime_error(fmt::format("RetileCol: row counts {} and {} differ", acc.rows, x.rows));
+        Tile out = newTile(x.rows, acc.cols + x.cols, x.validRows, functional && x.data && acc.data);
+        if (out.data) {
+            auto& o = mutableData(out);
+            for (std::int64_t r = 0; r < x.rows; ++r) {
+                for (std::int64_t c = 0; c < acc.cols; ++c) o[r * out.cols + c] = acc.at(r, c);
+                for (std::int64_t c = 0; c < x.cols; ++c) o[r * out.cols + acc.cols + c] = x.at(r, c);
+            }
+        }
+        out.readFromMu = x.readFromMu;
         return out;
     }
     }

@@ -16,7 +16,7 @@ class Function {
   public:
     enum class Kind {
         Matmul, Add, Mul, Div, Silu, Exp, RowWiseSum, SetOffset, RowWiseAppend, CacheWriteAddrGen, // map
-        RetileRow, SignalReqAllRead,                                                              // accum only
+        RetileRow, RetileCol, SignalReqAllRead,                                                   // accum only
     };
 
     Function() = default;

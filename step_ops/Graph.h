@@ -17,7 +17,7 @@ struct TensorSpec {
     std::string name;
     std::int64_t rows = 0, cols = 0;
     ElemType elem = ElemType::F32;
-    std::string init = "zeros"; // zeros | randn | given
+    std::string init = "zeros"; // zeros | randn | xavier (randn / sqrt(rows)) | given
     std::uint64_t seed = 0;
     std::shared_ptr<const std::vector<float>> values; // when init == "given"
 };

@@ -36,6 +36,11 @@ TensorStore::TensorStore(const Graph& g, bool functional) : graph_(g), functiona
             data_.push_back(*t.values);
         else if (t.init == "randn")
             data_.push_back(randomNormal(n, t.seed));
+        else if (t.init == "xavier") { // N(0, 1/rows): keeps products of several matrices near unit scale
+            auto v = randomNormal(n, t.seed);
+            for (auto& x : v) x /= std::sqrt(static_cast<float>(t.rows));
+            data_.push_back(std::move(v));
+        }
         else
             data_.emplace_back(n, 0.0f);
     }

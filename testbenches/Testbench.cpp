@@ -75,14 +75,14 @@ const Testbench& findTestbench(const std::string& name) {
                                near ? "; did you mean '" + *near + "'?" : "", fmt::join(names, ", ")));
 }
 
-double maxRelativeError(const std::vector<float>& got, const std::vector<double>& want) {
-    double scale = 0;
-    for (double w : want) scale = std::max(scale, std::abs(w));
-    double worst = 0;
-    for (std::size_t i = 0; i < want.size() && i < got.size(); ++i)
-        worst = std::max(worst, std::abs(got[i] - want[i]) / std::max(std::abs(want[i]), 1e-3 * scale));
+double relativeError(const std::vector<float>& got, const std::vector<double>& want) {
     if (got.size() != want.size()) return INFINITY;
-    return worst;
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        num += (got[i] - want[i]) * (got[i] - want[i]);
+        den += want[i] * want[i];
+    }
+    return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
 } // namespace steprdu::tb

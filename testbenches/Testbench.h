@@ -42,7 +42,7 @@ struct Workload {
     nlohmann::json params;      // every knob, resolved
     std::int64_t figureFlops = 0;  // the paper scripts' FLOP formula (padded rows)
     std::int64_t paddedFlops = 0;  // the part of figureFlops spent on padding rows
-    // Checks an interpreter run against a direct computation; returns the max relative error.
+    // Checks an interpreter run against a direct computation; returns the norm-wise relative error.
     std::function<double(const step::Interpreter&, const step::InterpreterResult&)> check;
 };
 
@@ -59,7 +59,7 @@ class Testbench {
 const std::vector<std::unique_ptr<Testbench>>& testbenches();
 const Testbench& findTestbench(const std::string& name); // throws BadInput with the nearest name
 
-// Largest relative error |a-b| / max(|b|, 1e-3 * max|b|) over two equally sized arrays.
-double maxRelativeError(const std::vector<float>& got, const std::vector<double>& want);
+// Norm-wise relative error ||got - want||_2 / ||want||_2 (infinite if the sizes differ).
+double relativeError(const std::vector<float>& got, const std::vector<double>& want);
 
 } // namespace steprdu::tb

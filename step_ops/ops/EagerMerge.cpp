@@ -23,13 +23,12 @@ class EagerMerge : public Operator {
             if (in_[i].shape.rank() != rank_)
                 fail(fmt::format("input {} shape {}: {}", i, in_[i].shape.str(),
                                  expectedFound(fmt::format("rank {}", rank_), std::to_string(in_[i].shape.rank()))));
-            if (!in_[i].dtype.equals(in_[0].dtype))
-                fail(fmt::format("input {}: {}", i, expectedFound(in_[0].dtype.str(), in_[i].dtype.str())));
             total += in_[i].shape.dims()[0].size;
             ragged = ragged || in_[i].shape.dims()[0].kind == DimKind::Ragged;
         }
+        DataType type = mergedType(*this, in_, in_.size());
         Dim outer = ragged ? Dim(total, DimKind::Ragged) : Dim::derived(total);
-        out_.push_back({in_[0].dtype, Shape({outer}).concat(in_[0].shape.inner(rank_))});
+        out_.push_back({type, Shape({outer}).concat(in_[0].shape.inner(rank_))});
         out_.push_back({DataType::selector(static_cast<int>(in_.size())), Shape({outer})});
     }
 

@@ -22,6 +22,10 @@ template <class T> OperatorKind makeKind(const char* kind, std::vector<std::stri
             }};
 }
 
+// The common element type of streams merged into one (EagerMerge, Reassemble): tiles whose sizes differ
+// symbolically (dynamic tiles of different experts) merge into a tile with a fresh dynamic size.
+DataType mergedType(const Operator& op, const std::vector<StreamType>& inputs, std::size_t count);
+
 // Pops tokens from several lockstep inputs; all must agree on structure (data, same stop, or Done).
 std::vector<Token> popLockstep(OpIO& io, const Operator& op, int numInputs);
 

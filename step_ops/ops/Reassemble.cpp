@@ -27,12 +27,11 @@ class Reassemble : public Operator {
                 fail(fmt::format("input {} shape {}: {}", i, in_[i].shape.str(),
                                  expectedFound(fmt::format("rank {} (the reassemble rank)", rank_),
                                                std::to_string(in_[i].shape.rank()))));
-            if (!in_[i].dtype.equals(in_[0].dtype))
-                fail(fmt::format("input {}: {}", i, expectedFound(in_[0].dtype.str(), in_[i].dtype.str())));
         }
+        DataType type = mergedType(*this, in_, n_);
         std::vector<Dim> dims = sel.shape.dims();
         dims.push_back(Dim::ragged(name() + "_dyn"));
-        out_.push_back({in_[0].dtype, Shape(dims).concat(in_[0].shape.inner(rank_))});
+        out_.push_back({type, Shape(dims).concat(in_[0].shape.inner(rank_))});
     }
 
     void run(OpIO& io) const override {

@@ -30,7 +30,8 @@ std::vector<std::map<std::string, std::string>> readCsv(const std::string& path)
         std::string cur;
         bool q = false;
         for (char c : line) {
-            if (c == '"') q = !q;
+            if (c == '"')
+                q = !q;
             else if (c == ',' && !q) {
                 f.push_back(cur);
                 cur.clear();
@@ -39,7 +40,8 @@ std::vector<std::map<std::string, std::string>> readCsv(const std::string& path)
         }
         f.push_back(cur);
         std::map<std::string, std::string> row;
-        for (std::size_t i = 0; i < header.size() && i < f.size(); ++i) row[header[i]] = f[i];
+        for (std::size_t i = 0; i < header.size() && i < f.size(); ++i)
+            row[header[i]] = f[i];
         rows.push_back(row);
     }
     return rows;
@@ -78,21 +80,29 @@ TEST(TbFrontendMetrics, EveryRowOfTheReferenceTableIsReproducedExactly) {
         // config is "tile=N" or "tile=dynamic", and for Figs 12/13 also ",R=regions" with tile_f 48.
         for (auto& part : split(r["config"], ',')) {
             if (part.rfind("tile=", 0) == 0) knobs.push_back("tile_n=" + part.substr(5));
-            if (part.rfind("R=", 0) == 0) knobs.insert(knobs.end(), {"regions=" + part.substr(2), "tile_f=48", "compute_bw=1024"});
+            if (part.rfind("R=", 0) == 0)
+                knobs.insert(knobs.end(), {"regions=" + part.substr(2), "tile_f=48", "compute_bw=1024"});
         }
         SCOPED_TRACE(key + " " + r["config"]);
         auto got = analyze("moe", knobs);
         EXPECT_EQ(got.m.offChipBytes, std::stoll(r["off_chip"]));
         EXPECT_EQ(got.m.onChipBytes, std::stoll(r["on_chip_full"]));
-        if (!r["on_chip_minus_unused"].empty())
+        if (!r["on_chip_minus_unused"].empty()) {
             EXPECT_EQ(got.m.onChipBytesActive, std::stoll(r["on_chip_minus_unused"]));
-        if (!r["on_chip"].empty()) EXPECT_EQ(got.m.onChipBytesActive, std::stoll(r["on_chip"]));
+        }
+        if (!r["on_chip"].empty()) {
+            EXPECT_EQ(got.m.onChipBytesActive, std::stoll(r["on_chip"]));
+        }
         if (!r["flops"].empty()) {
             EXPECT_EQ(got.w.figureFlops, std::stoll(r["flops"]));
             EXPECT_EQ(got.w.paddedFlops, std::stoll(r["padded_flops"]));
         }
-        if (!r["alg_flops"].empty()) EXPECT_EQ(got.w.figureFlops, std::stoll(r["alg_flops"]));
-        if (!r["allocated_flops"].empty()) EXPECT_EQ(got.m.allocatedFlopsPerCycle, std::stoll(r["allocated_flops"]));
+        if (!r["alg_flops"].empty()) {
+            EXPECT_EQ(got.w.figureFlops, std::stoll(r["alg_flops"]));
+        }
+        if (!r["allocated_flops"].empty()) {
+            EXPECT_EQ(got.m.allocatedFlopsPerCycle, std::stoll(r["allocated_flops"]));
+        }
     }
 }
 
@@ -102,7 +112,8 @@ TEST(TbFrontendMetrics, Fig8OffChipTrafficForAllFifteenTilePairs) {
     ASSERT_EQ(rows.size(), 15u);
     for (auto& r : rows) {
         SCOPED_TRACE(r["tile_b"] + "x" + r["tile_inter"]);
-        auto got = analyze("swiglu", {"tile_b=" + r["tile_b"], "tile_inter=" + r["tile_inter"], "hidden=" + r["dim"]});
+        auto got = analyze("swiglu",
+                           {"tile_b=" + r["tile_b"], "tile_inter=" + r["tile_inter"], "hidden=" + r["dim"]});
         EXPECT_EQ(got.m.offChipBytes, std::stoll(r["off_chip_bytes"]));
     }
 }

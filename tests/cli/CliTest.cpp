@@ -1,0 +1,143 @@
+// The steprdu command line: exit codes and one-line messages for bad input (docs/cli.md).
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "step_ops/GraphBuilder.h"
+#include "util/Error.h"
+
+namespace {
+
+struct Result {
+    int code;
+    std::string out, err;
+};
+
+Result run(const std::string& args) {
+    auto dir = std::filesystem::temp_directory_path();
+    std::string errFile = (dir / ("steprdu_cli_err_" + std::to_string(::getpid()))).string();
+    std::string cmd = std::string(STEPRDU_BINARY) + " " + args + " 2>" + errFile;
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string out;
+    std::array<char, 4096> buf{};
+    while (auto n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+    int status = pclose(p);
+    std::ifstream e(errFile);
+    std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(errFile);
+    return {WEXITSTATUS(status), out, err};
+}
+
+std::string oneLine(const std::string& s) {
+    EXPECT_EQ(std::count(s.begin(), s.end(), '\n'), 1) << s;
+    return s;
+}
+
+} // namespace
+
+TEST(CliErrors, UnknownConfigKeyNamesKeyAndSuggestion) {
+    auto r = run("run swiglu --set hbm.chanels=16");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("hbm.chanels"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("did you mean 'hbm.channels'"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, UnknownKnobAndBadKnobValue) {
+    auto r = run("analyze moe tile=16");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("unknown knob 'tile'"), std::string::npos) << r.err;
+    r = run("analyze moe tile_n=abc");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("knob 'tile_n': expected an integer"), std::string::npos) << r.err;
+    r = run("analyze mooe");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("did you mean 'moe'"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, MissingTraceFileNamesTheFile) {
+    auto r = run("analyze moe trace=/nonexistent/routing.csv");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("/nonexistent/routing.csv"), std::string::npos) << r.err;
+}
+
+TEST(CliOutput, AnalyzeJsonHasTheContractKeys) {
+    auto r = run("analyze moe tile_n=16 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    for (auto k : {"off_chip_bytes", "on_chip_bytes", "on_chip_bytes_active", "on_chip_bytes_paper", "flops",
+                   "padded_flops", "allocated_flops_per_cycle", "expressions"})
+        EXPECT_TRUE(j.contains(k)) << k;
+    EXPECT_TRUE(j["expressions"]["off_chip_bytes"].is_string());
+}
+
+TEST(CliOutput, RunJsonHasTheContractKeys) {
+    auto r = run("run swiglu tile_b=16 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    for (auto k : {"testbench", "backend", "hw", "params", "cycles", "off_chip_bytes", "on_chip_bytes", "flops",
+                   "wall_seconds"})
+        EXPECT_TRUE(j.contains(k)) << k;
+    EXPECT_TRUE(j["cycles"].is_null());
+    EXPECT_LE(j["rel_error"].get<double>(), 1e-4);
+}
+
+// Graph errors, asserted on the exception the CLI turns into exit code 2.
+using namespace steprdu;
+using namespace steprdu::step;
+
+TEST(CliGraphErrors, ShapeMismatchNamesOperatorAndShapes) {
+    GraphBuilder b;
+    Stream a = b.source("tile", Shape({Dim(4)}), nlohmann::json::array({1, 2, 3, 4}), {{"tile_rows", 1}, {"tile_cols", 1}}, "a");
+    Stream c = b.source("tile", Shape({Dim(3)}), nlohmann::json::array({1, 2, 3}), {{"tile_rows", 1}, {"tile_cols", 1}}, "c");
+    try {
+        b.map({a, c}, Function(Function::Kind::Add), {}, "add");
+        FAIL() << "expected BadInput";
+    } catch (const BadInput& e) {
+        EXPECT_EQ(std::string(e.what()), "Map 'add': input 1 shape [3] vs input 0 shape [4]: expected 4, found 3 at dim 0");
+    }
+}
+
+TEST(CliGraphErrors, DanglingStreamIsReported) {
+    GraphBuilder b;
+    b.source("tile", Shape({Dim(1)}), nlohmann::json::array({1}), {{"tile_rows", 1}, {"tile_cols", 1}}, "lonely");
+    try {
+        b.finish();
+        FAIL() << "expected BadInput";
+    } catch (const BadInput& e) {
+        EXPECT_NE(std::string(e.what()).find("Source 'lonely': output 0"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("has no consumer (dangling stream)"), std::string::npos) << e.what();
+    }
+}
+
+TEST(CliGraphErrors, UnknownOperatorArgumentSuggestsTheRightOne) {
+    GraphBuilder b;
+    Stream a = b.source("tile", Shape({Dim(1), Dim(2)}), nlohmann::json::array({1, 2, "S1"}), {{"tile_rows", 1}, {"tile_cols", 1}}, "a");
+    try {
+        b.add("Flatten", {{"min_rank", 0}, {"max_rnak", 1}}, {a}, "flat");
+        FAIL() << "expected BadInput";
+    } catch (const BadInput& e) {
+        EXPECT_EQ(std::string(e.what()), "Flatten 'flat': unknown argument 'max_rnak'; expected one of min_rank, max_rank; "
+                                         "did you mean 'max_rank'?");
+    }
+}
+
+TEST(CliGraphErrors, GraphJsonRoundTrips) {
+    GraphBuilder b;
+    Stream a = b.source("tile", Shape({Dim(1), Dim(2)}), nlohmann::json::array({1, 2, "S1"}), {{"tile_rows", 1}, {"tile_cols", 1}}, "a");
+    b.sink(b.flatten(a, 0, 1, "flat"), "out");
+    Graph g = b.finish();
+    Graph h = Graph::fromJson(g.toJson());
+    EXPECT_EQ(h.toJson().dump(), g.toJson().dump());
+    nlohmann::json bad = g.toJson();
+    bad["operators"][1]["kind"] = "Flaten";
+    try {
+        Graph::fromJson(bad);
+        FAIL() << "expected BadInput";
+    } catch (const BadInput& e) {
+        EXPECT_NE(std::string(e.what()).find("did you mean 'Flatten'?"), std::string::npos) << e.what();
+    }
+}
