@@ -41,7 +41,9 @@ ElemType parseElemType(const std::string& s) {
     throw BadInput("element type: " + expectedFound("one of f32, bf16, f16, u64, bool", "'" + s + "'"));
 }
 
-std::string TileType::str() const { return "Tile<" + elemName(elem) + ", " + rows.str() + "x" + cols.str() + ">"; }
+std::string TileType::str() const {
+    return "Tile<" + elemName(elem) + ", " + rows.str() + "x" + cols.str() + ">";
+}
 
 Expr DataType::bytes() const {
     switch (kind) {
@@ -53,7 +55,8 @@ Expr DataType::bytes() const {
         return bufferShape->totalElements() * tile.bytes();
     case Kind::Tuple: {
         Expr e(0);
-        for (auto& i : items) e += i.bytes();
+        for (auto& i : items)
+            e += i.bytes();
         return e;
     }
     }
@@ -70,7 +73,8 @@ std::string DataType::str() const {
         return "Buffer<" + tile.str() + ", " + bufferShape->str() + ">";
     case Kind::Tuple: {
         std::string s = "(";
-        for (std::size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + items[i].str();
+        for (std::size_t i = 0; i < items.size(); ++i)
+            s += (i ? ", " : "") + items[i].str();
         return s + ")";
     }
     }

@@ -24,10 +24,10 @@ struct TileType {
 struct DataType {
     enum class Kind { Tile, Selector, Buffer, Tuple };
     Kind kind = Kind::Tile;
-    TileType tile;                     // Tile; for Buffer, the buffered tile
-    int selectorWidth = 0;             // Selector: multi-hot over this many targets
+    TileType tile;                            // Tile; for Buffer, the buffered tile
+    int selectorWidth = 0;                    // Selector: multi-hot over this many targets
     std::shared_ptr<const Shape> bufferShape; // Buffer: shape of the buffered tensor (in tiles)
-    std::vector<DataType> items;       // Tuple
+    std::vector<DataType> items;              // Tuple
 
     static DataType makeTile(Expr rows, Expr cols, ElemType e = ElemType::F32) {
         DataType d;

@@ -28,22 +28,32 @@ std::int64_t floorDivInt(std::int64_t a, std::int64_t b) {
 
 Expr::Expr(std::int64_t v) : n_(std::make_shared<Node>(Node{Op::Const, v, {}, {}})) {}
 
-Expr Expr::sym(const std::string& name) { return Expr(std::make_shared<Node>(Node{Op::Sym, 0, name, {}})); }
+Expr Expr::sym(const std::string& name) {
+    return Expr(std::make_shared<Node>(Node{Op::Sym, 0, name, {}}));
+}
 
-Expr::Op Expr::op() const { return n_->op; }
+Expr::Op Expr::op() const {
+    return n_->op;
+}
 
 std::optional<std::int64_t> Expr::constValue() const {
     if (n_->op == Op::Const) return n_->value;
     return std::nullopt;
 }
 
-const std::string& Expr::symName() const { return n_->name; }
-const std::vector<Expr>& Expr::args() const { return n_->args; }
+const std::string& Expr::symName() const {
+    return n_->name;
+}
+const std::vector<Expr>& Expr::args() const {
+    return n_->args;
+}
 
 // Canonicalising constructor: folds constants, flattens sums and products, orders terms by their text,
 // and collects like terms (c1*x + c2*x = (c1+c2)*x) so equal expressions print equally.
 Expr Expr::make(Op op, std::vector<Expr> args) {
-    auto node = [](Op o, std::vector<Expr> a) { return Expr(std::make_shared<Node>(Node{o, 0, {}, std::move(a)})); };
+    auto node = [](Op o, std::vector<Expr> a) {
+        return Expr(std::make_shared<Node>(Node{o, 0, {}, std::move(a)}));
+    };
     switch (op) {
     case Op::Add: {
         std::int64_t c = 0;
@@ -102,7 +112,8 @@ Expr Expr::make(Op op, std::vector<Expr> args) {
         // Distribute a constant over a sum so that like terms can meet in the enclosing sum.
         if (out.size() == 1 && out.front().op() == Op::Add && c != 1) {
             std::vector<Expr> terms;
-            for (auto& t : out.front().args()) terms.push_back(make(Op::Mul, {Expr(c), t}));
+            for (auto& t : out.front().args())
+                terms.push_back(make(Op::Mul, {Expr(c), t}));
             return make(Op::Add, terms);
         }
         std::sort(out.begin(), out.end(), [](const Expr& x, const Expr& y) { return x.str() < y.str(); });
@@ -133,14 +144,28 @@ Expr Expr::make(Op op, std::vector<Expr> args) {
     }
 }
 
-Expr Expr::step(const Expr& e) { return make(Op::Step, {e}); }
-Expr Expr::ceilDiv(const Expr& a, const Expr& b) { return make(Op::CeilDiv, {a, b}); }
-Expr Expr::floorDiv(const Expr& a, const Expr& b) { return make(Op::FloorDiv, {a, b}); }
-Expr Expr::max(const Expr& a, const Expr& b) { return make(Op::Max, {a, b}); }
+Expr Expr::step(const Expr& e) {
+    return make(Op::Step, {e});
+}
+Expr Expr::ceilDiv(const Expr& a, const Expr& b) {
+    return make(Op::CeilDiv, {a, b});
+}
+Expr Expr::floorDiv(const Expr& a, const Expr& b) {
+    return make(Op::FloorDiv, {a, b});
+}
+Expr Expr::max(const Expr& a, const Expr& b) {
+    return make(Op::Max, {a, b});
+}
 
-Expr operator+(const Expr& a, const Expr& b) { return Expr::make(Expr::Op::Add, {a, b}); }
-Expr operator-(const Expr& a, const Expr& b) { return Expr::make(Expr::Op::Add, {a, Expr::make(Expr::Op::Mul, {Expr(-1), b})}); }
-Expr operator*(const Expr& a, const Expr& b) { return Expr::make(Expr::Op::Mul, {a, b}); }
+Expr operator+(const Expr& a, const Expr& b) {
+    return Expr::make(Expr::Op::Add, {a, b});
+}
+Expr operator-(const Expr& a, const Expr& b) {
+    return Expr::make(Expr::Op::Add, {a, Expr::make(Expr::Op::Mul, {Expr(-1), b})});
+}
+Expr operator*(const Expr& a, const Expr& b) {
+    return Expr::make(Expr::Op::Mul, {a, b});
+}
 
 Expr Expr::bind(const Bindings& b) const {
     switch (op()) {
@@ -152,13 +177,16 @@ Expr Expr::bind(const Bindings& b) const {
     }
     default: {
         std::vector<Expr> a;
-        for (auto& x : args()) a.push_back(x.bind(b));
+        for (auto& x : args())
+            a.push_back(x.bind(b));
         return make(op(), a);
     }
     }
 }
 
-std::optional<std::int64_t> Expr::eval(const Bindings& b) const { return bind(b).constValue(); }
+std::optional<std::int64_t> Expr::eval(const Bindings& b) const {
+    return bind(b).constValue();
+}
 
 std::set<std::string> Expr::symbols() const {
     std::set<std::string> out;
@@ -210,7 +238,8 @@ nlohmann::json Expr::toJson() const {
     if (op() == Op::Const) return n_->value;
     if (op() == Op::Sym) return nlohmann::json{{"sym", symName()}};
     nlohmann::json a = nlohmann::json::array();
-    for (auto& x : args()) a.push_back(x.toJson());
+    for (auto& x : args())
+        a.push_back(x.toJson());
     return nlohmann::json{{"op", kOpNames[static_cast<int>(op())]}, {"args", a}};
 }
 
@@ -220,13 +249,17 @@ Expr Expr::fromJson(const nlohmann::json& j) {
     if (j.is_object() && j.contains("op") && j.contains("args")) {
         std::string name = j["op"];
         std::vector<Expr> a;
-        for (auto& x : j["args"]) a.push_back(fromJson(x));
+        for (auto& x : j["args"])
+            a.push_back(fromJson(x));
         for (int i = 2; i < 8; ++i)
             if (name == kOpNames[i]) return make(static_cast<Op>(i), a);
     }
-    throw steprdu::BadInput("shape expression: " + steprdu::expectedFound("an integer, {sym} or {op, args}", j.dump()));
+    throw steprdu::BadInput("shape expression: " +
+                            steprdu::expectedFound("an integer, {sym} or {op, args}", j.dump()));
 }
 
-std::ostream& operator<<(std::ostream& os, const Expr& e) { return os << e.str(); }
+std::ostream& operator<<(std::ostream& os, const Expr& e) {
+    return os << e.str();
+}
 
 } // namespace steprdu::step

@@ -16,13 +16,18 @@ struct FnInfo {
     int arity;
 };
 const FnInfo kFunctions[] = {
-    {Function::Kind::Matmul, "Matmul", 2},         {Function::Kind::Add, "Add", 2},
-    {Function::Kind::Mul, "Mul", 2},               {Function::Kind::Div, "Div", 2},
-    {Function::Kind::Silu, "SiLU", 1},             {Function::Kind::Exp, "Exp", 1},
-    {Function::Kind::RowWiseSum, "RowWiseSum", 1}, {Function::Kind::SetOffset, "SetOffset", 2},
+    {Function::Kind::Matmul, "Matmul", 2},
+    {Function::Kind::Add, "Add", 2},
+    {Function::Kind::Mul, "Mul", 2},
+    {Function::Kind::Div, "Div", 2},
+    {Function::Kind::Silu, "SiLU", 1},
+    {Function::Kind::Exp, "Exp", 1},
+    {Function::Kind::RowWiseSum, "RowWiseSum", 1},
+    {Function::Kind::SetOffset, "SetOffset", 2},
     {Function::Kind::RowWiseAppend, "RowWiseAppend", 2},
     {Function::Kind::CacheWriteAddrGen, "CacheWriteAddrGen", 2},
-    {Function::Kind::RetileRow, "RetileRow", 2},   {Function::Kind::RetileCol, "RetileCol", 2},
+    {Function::Kind::RetileRow, "RetileRow", 2},
+    {Function::Kind::RetileCol, "RetileCol", 2},
     {Function::Kind::SignalReqAllRead, "SignalReqAllRead", 2},
 };
 
@@ -50,7 +55,9 @@ Tile newTile(std::int64_t rows, std::int64_t cols, std::int64_t valid, bool func
     return t;
 }
 
-std::vector<float>& mutableData(Tile& t) { return const_cast<std::vector<float>&>(*t.data); }
+std::vector<float>& mutableData(Tile& t) {
+    return const_cast<std::vector<float>&>(*t.data);
+}
 
 } // namespace
 
@@ -66,8 +73,12 @@ Function Function::cacheWriteAddrGen(std::int64_t offsetPerIdx) {
     return f;
 }
 
-std::string Function::name() const { return info(kind_).name; }
-int Function::arity() const { return info(kind_).arity; }
+std::string Function::name() const {
+    return info(kind_).name;
+}
+int Function::arity() const {
+    return info(kind_).arity;
+}
 
 nlohmann::json Function::toJson() const {
     nlohmann::json j{{"fn", name()}};
@@ -95,8 +106,10 @@ Function Function::fromJson(const nlohmann::json& j) {
         return out;
     }
     std::vector<std::string> names;
-    for (auto& f : kFunctions) names.push_back(f.name);
-    throw BadInput("function: " + expectedFound("one of " + fmt::format("{}", fmt::join(names, ", ")), "'" + n + "'"));
+    for (auto& f : kFunctions)
+        names.push_back(f.name);
+    throw BadInput("function: " +
+                   expectedFound("one of " + fmt::format("{}", fmt::join(names, ", ")), "'" + n + "'"));
 }
 
 DataType Function::outputType(const std::vector<DataType>& in, const std::string& where) const {
@@ -205,14 +218,16 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         const Tile& b = in[1].tile();
         std::int64_t m = a.rows, k = a.cols, n = transposed_ ? b.rows : b.cols;
         std::int64_t kb = transposed_ ? b.cols : b.rows;
-        if (k != kb) throw std::runtime_error(fmt::format("Matmul: inner dimensions {} and {} differ", k, kb));
+        if (k != kb)
+            throw std::runtime_error(fmt::format("Matmul: inner dimensions {} and {} differ", k, kb));
         Tile out = newTile(m, n, a.validRows, functional && a.data && b.data);
         if (out.data) {
             auto& o = mutableData(out);
             for (std::int64_t i = 0; i < m; ++i)
                 for (std::int64_t kk = 0; kk < k; ++kk) {
                     float av = a.at(i, kk);
-                    for (std::int64_t j = 0; j < n; ++j) o[i * n + j] += av * (transposed_ ? b.at(j, kk) : b.at(kk, j));
+                    for (std::int64_t j = 0; j < n; ++j)
+                        o[i * n + j] += av * (transposed_ ? b.at(j, kk) : b.at(kk, j));
                 }
         }
         return out;
@@ -254,7 +269,8 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         if (out.data) {
             auto& o = mutableData(out);
             for (std::int64_t i = 0; i < a.rows; ++i)
-                for (std::int64_t j = 0; j < a.cols; ++j) o[i] += a.at(i, j);
+                for (std::int64_t j = 0; j < a.cols; ++j)
+                    o[i] += a.at(i, j);
         }
         return out;
     }
@@ -270,7 +286,8 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
             throw std::runtime_error(fmt::format("RowWiseAppend: tile of {} rows is full", out.rows));
         if (out.data && row.data) {
             auto copy = std::make_shared<std::vector<float>>(*out.data);
-            for (std::int64_t j = 0; j < out.cols; ++j) (*copy)[out.validRows * out.cols + j] = row.at(0, j);
+            for (std::int64_t j = 0; j < out.cols; ++j)
+                (*copy)[out.validRows * out.cols + j] = row.at(0, j);
             out.data = copy;
         }
         out.validRows += 1;
@@ -284,7 +301,8 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         const Tile& acc = in[0].tile();
         const Tile& x = in[1].tile();
         if (acc.rows > 0 && acc.cols != x.cols)
-            throw std::runtime_error(fmt::format("RetileRow: column counts {} and {} differ", acc.cols, x.cols));
+            throw std::runtime_error(
+                fmt::format("RetileRow: column counts {} and {} differ", acc.cols, x.cols));
         Tile out = newTile(acc.rows + x.rows, x.cols, acc.validRows + x.validRows,
                            functional && x.data && (acc.rows == 0 || acc.data));
         if (out.data) {
@@ -305,8 +323,10 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         if (out.data) {
             auto& o = mutableData(out);
             for (std::int64_t r = 0; r < x.rows; ++r) {
-                for (std::int64_t c = 0; c < acc.cols; ++c) o[r * out.cols + c] = acc.at(r, c);
-                for (std::int64_t c = 0; c < x.cols; ++c) o[r * out.cols + acc.cols + c] = x.at(r, c);
+                for (std::int64_t c = 0; c < acc.cols; ++c)
+                    o[r * out.cols + c] = acc.at(r, c);
+                for (std::int64_t c = 0; c < x.cols; ++c)
+                    o[r * out.cols + acc.cols + c] = x.at(r, c);
             }
         }
         out.readFromMu = x.readFromMu;

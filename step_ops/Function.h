@@ -15,8 +15,19 @@ namespace steprdu::step {
 class Function {
   public:
     enum class Kind {
-        Matmul, Add, Mul, Div, Silu, Exp, RowWiseSum, SetOffset, RowWiseAppend, CacheWriteAddrGen, // map
-        RetileRow, RetileCol, SignalReqAllRead,                                                   // accum only
+        Matmul,
+        Add,
+        Mul,
+        Div,
+        Silu,
+        Exp,
+        RowWiseSum,
+        SetOffset,
+        RowWiseAppend,
+        CacheWriteAddrGen, // map
+        RetileRow,
+        RetileCol,
+        SignalReqAllRead, // accum only
     };
 
     Function() = default;

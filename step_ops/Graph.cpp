@@ -15,8 +15,9 @@ int Graph::addTensor(TensorSpec t) {
     for (auto& x : tensors_)
         if (x.name == t.name) throw BadInput("tensor '" + t.name + "': defined twice");
     if (t.rows <= 0 || t.cols <= 0)
-        throw BadInput(fmt::format("tensor '{}': {}", t.name,
-                                   expectedFound("positive rows and cols", fmt::format("{}x{}", t.rows, t.cols))));
+        throw BadInput(
+            fmt::format("tensor '{}': {}", t.name,
+                        expectedFound("positive rows and cols", fmt::format("{}x{}", t.rows, t.cols))));
     tensors_.push_back(std::move(t));
     return static_cast<int>(tensors_.size()) - 1;
 }
@@ -25,7 +26,8 @@ int Graph::tensorIndex(const std::string& name) const {
     for (std::size_t i = 0; i < tensors_.size(); ++i)
         if (tensors_[i].name == name) return static_cast<int>(i);
     std::vector<std::string> names;
-    for (auto& t : tensors_) names.push_back(t.name);
+    for (auto& t : tensors_)
+        names.push_back(t.name);
     auto near = nearestWord(name, names);
     throw BadInput("tensor '" + name + "': not defined" + (near ? "; did you mean '" + *near + "'?" : ""));
 }
@@ -33,8 +35,9 @@ int Graph::tensorIndex(const std::string& name) const {
 void Graph::setTensorValues(const std::string& name, std::vector<float> values) {
     auto& t = tensors_.at(tensorIndex(name));
     if (static_cast<std::int64_t>(values.size()) != t.rows * t.cols)
-        throw BadInput(fmt::format("tensor '{}': {}", name,
-                                   expectedFound(std::to_string(t.rows * t.cols) + " values", std::to_string(values.size()))));
+        throw BadInput(fmt::format(
+            "tensor '{}': {}", name,
+            expectedFound(std::to_string(t.rows * t.cols) + " values", std::to_string(values.size()))));
     t.init = "given";
     t.values = std::make_shared<std::vector<float>>(std::move(values));
 }
@@ -53,27 +56,32 @@ int Graph::add(const std::string& kind, const std::string& name, const nlohmann:
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const OperatorKind& k) { return k.kind == kind; });
     if (it == kinds.end()) {
         std::vector<std::string> names;
-        for (auto& k : kinds) names.push_back(k.kind);
+        for (auto& k : kinds)
+            names.push_back(k.kind);
         auto near = nearestWord(kind, names);
         throw BadInput("operator '" + name + "': unknown operator kind '" + kind + "'" +
                        (near ? "; did you mean '" + *near + "'?" : ""));
     }
     if (!args.is_object())
-        throw BadInput(fmt::format("{} '{}': arguments {}", kind, name, expectedFound("an object", args.dump())));
+        throw BadInput(
+            fmt::format("{} '{}': arguments {}", kind, name, expectedFound("an object", args.dump())));
     for (auto& [k, v] : args.items()) {
         if (std::find(it->args.begin(), it->args.end(), k) != it->args.end()) continue;
         auto near = nearestWord(k, it->args);
         throw BadInput(fmt::format("{} '{}': unknown argument '{}'; expected one of {}{}", kind, name, k,
                                    fmt::join(it->args, ", "), near ? "; did you mean '" + *near + "'?" : ""));
     }
-    if (names_.count(name)) throw BadInput(fmt::format("{} '{}': an operator of that name exists", kind, name));
+    if (names_.count(name))
+        throw BadInput(fmt::format("{} '{}': an operator of that name exists", kind, name));
     std::vector<StreamType> in;
     for (std::size_t p = 0; p < inputs.size(); ++p) {
         auto r = inputs[p];
-        if (r.op < 0 || r.op >= numOps() || r.out < 0 || r.out >= static_cast<int>(ops_[r.op]->outputs().size()))
-            throw BadInput(fmt::format("{} '{}': input {} refers to a stream that does not exist (operator #{} "
-                                       "output {})",
-                                       kind, name, p, r.op, r.out));
+        if (r.op < 0 || r.op >= numOps() || r.out < 0 ||
+            r.out >= static_cast<int>(ops_[r.op]->outputs().size()))
+            throw BadInput(
+                fmt::format("{} '{}': input {} refers to a stream that does not exist (operator #{} "
+                            "output {})",
+                            kind, name, p, r.op, r.out));
         in.push_back(type(r));
     }
     auto op = it->make(name, args, inputs);
@@ -89,7 +97,9 @@ int Graph::findOp(const std::string& name) const {
     return it == names_.end() ? -1 : it->second;
 }
 
-const StreamType& Graph::type(StreamRef r) const { return ops_.at(r.op)->outputs().at(r.out); }
+const StreamType& Graph::type(StreamRef r) const {
+    return ops_.at(r.op)->outputs().at(r.out);
+}
 
 std::vector<std::pair<int, int>> Graph::consumers(StreamRef r) const {
     std::vector<std::pair<int, int>> out;
@@ -107,9 +117,10 @@ void Graph::finalize() {
             StreamRef r{i, o};
             auto cons = consumers(r);
             if (cons.empty())
-                throw BadInput(fmt::format("{}: output {} ({}) has no consumer (dangling stream); connect it or "
-                                           "end it with a Sink",
-                                           ops_[i]->where(), o, type(r).str()));
+                throw BadInput(
+                    fmt::format("{}: output {} ({}) has no consumer (dangling stream); connect it or "
+                                "end it with a Sink",
+                                ops_[i]->where(), o, type(r).str()));
             if (cons.size() == 1) continue;
             // Fan-out: one Broadcast feeds every consumer, as the STeP frontend's infer_broadcast does.
             int b = add("Broadcast", uniqueName(ops_[i]->name() + ".bcast"),
@@ -138,8 +149,8 @@ nlohmann::json Graph::toJson() const {
     j["format"] = "steprdu-graph-1";
     j["tensors"] = nlohmann::json::array();
     for (auto& t : tensors_) {
-        nlohmann::json tj{{"name", t.name}, {"rows", t.rows}, {"cols", t.cols}, {"elem", elemName(t.elem)},
-                          {"init", t.init}, {"seed", t.seed}};
+        nlohmann::json tj{{"name", t.name},           {"rows", t.rows}, {"cols", t.cols},
+                          {"elem", elemName(t.elem)}, {"init", t.init}, {"seed", t.seed}};
         if (t.values) tj["values"] = *t.values;
         j["tensors"].push_back(tj);
     }
@@ -147,10 +158,12 @@ nlohmann::json Graph::toJson() const {
     for (auto& op : ops_) {
         nlohmann::json oj{{"kind", op->kind()}, {"name", op->name()}, {"args", op->args()}};
         oj["inputs"] = nlohmann::json::array();
-        for (auto& r : op->inputs()) oj["inputs"].push_back({ops_[r.op]->name(), r.out});
+        for (auto& r : op->inputs())
+            oj["inputs"].push_back({ops_[r.op]->name(), r.out});
         // Shapes the builder overrode by hand are facts the graph cannot re-derive; keep them.
         oj["output_shapes"] = nlohmann::json::array();
-        for (auto& o : op->outputs()) oj["output_shapes"].push_back(o.shape.toJson());
+        for (auto& o : op->outputs())
+            oj["output_shapes"].push_back(o.shape.toJson());
         j["operators"].push_back(oj);
     }
     return j;
@@ -159,7 +172,8 @@ nlohmann::json Graph::toJson() const {
 Graph Graph::fromJson(const nlohmann::json& j) {
     Graph g;
     if (j.value("format", "") != "steprdu-graph-1")
-        throw BadInput("graph: " + expectedFound("format 'steprdu-graph-1'", "'" + j.value("format", "") + "'"));
+        throw BadInput("graph: " +
+                       expectedFound("format 'steprdu-graph-1'", "'" + j.value("format", "") + "'"));
     for (auto& tj : j.at("tensors")) {
         TensorSpec t;
         t.name = tj.at("name");
@@ -168,7 +182,8 @@ Graph Graph::fromJson(const nlohmann::json& j) {
         t.elem = parseElemType(tj.at("elem"));
         t.init = tj.at("init");
         t.seed = tj.at("seed");
-        if (tj.contains("values")) t.values = std::make_shared<std::vector<float>>(tj["values"].get<std::vector<float>>());
+        if (tj.contains("values"))
+            t.values = std::make_shared<std::vector<float>>(tj["values"].get<std::vector<float>>());
         g.addTensor(t);
     }
     for (auto& oj : j.at("operators")) {

@@ -59,8 +59,8 @@ class Graph {
 };
 
 // Registry of operator kinds: name, and factory from (name, args, inputs).
-using OperatorFactory =
-    std::function<std::unique_ptr<Operator>(const std::string&, const nlohmann::json&, const std::vector<StreamRef>&)>;
+using OperatorFactory = std::function<std::unique_ptr<Operator>(const std::string&, const nlohmann::json&,
+                                                                const std::vector<StreamRef>&)>;
 struct OperatorKind {
     std::string kind;
     std::vector<std::string> args; // accepted argument names; anything else is an error

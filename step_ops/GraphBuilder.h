@@ -39,8 +39,8 @@ class GraphBuilder {
     const Graph& graph() const { return g_; }
     Graph finish(); // finalize (broadcast insertion, dangling-stream check) and hand over the graph
 
-    void tensor(const std::string& name, std::int64_t rows, std::int64_t cols, const std::string& init = "zeros",
-                std::uint64_t seed = 0);
+    void tensor(const std::string& name, std::int64_t rows, std::int64_t cols,
+                const std::string& init = "zeros", std::uint64_t seed = 0);
     void tensor(const std::string& name, std::int64_t rows, std::int64_t cols, std::vector<float> values);
 
     // Off-chip memory operators.
@@ -48,9 +48,11 @@ class GraphBuilder {
                              std::vector<std::int64_t> stride, std::vector<std::int64_t> outShape,
                              std::optional<Stream> ref = std::nullopt, int elemBytes = 0, int parDispatch = 1,
                              const std::string& name = "");
-    void linearOffChipStore(Stream in, const std::string& tensor, int parDispatch = 1, const std::string& name = "");
-    Stream randomOffChipLoad(Stream raddr, const std::string& tensor, std::int64_t tileRows, std::int64_t tileCols,
-                             int elemBytes = 0, std::int64_t baseTile = 0, const std::string& name = "");
+    void linearOffChipStore(Stream in, const std::string& tensor, int parDispatch = 1,
+                            const std::string& name = "");
+    Stream randomOffChipLoad(Stream raddr, const std::string& tensor, std::int64_t tileRows,
+                             std::int64_t tileCols, int elemBytes = 0, std::int64_t baseTile = 0,
+                             const std::string& name = "");
     Stream randomOffChipStore(Stream waddr, Stream wdata, const std::string& tensor, int elemBytes = 0,
                               const std::string& name = "");
 
@@ -60,14 +62,17 @@ class GraphBuilder {
     Stream streamify(Stream buffers, Stream ref, const std::string& name = "");
 
     // Routing and merging.
-    std::vector<Stream> partition(Stream in, Stream sel, int rank, int numConsumers, const std::string& name = "");
+    std::vector<Stream> partition(Stream in, Stream sel, int rank, int numConsumers,
+                                  const std::string& name = "");
     Stream reassemble(const std::vector<Stream>& ins, Stream sel, int rank, const std::string& name = "");
     // Returns {data, selector}.
-    std::pair<Stream, Stream> eagerMerge(const std::vector<Stream>& ins, int rank, const std::string& name = "");
+    std::pair<Stream, Stream> eagerMerge(const std::vector<Stream>& ins, int rank,
+                                         const std::string& name = "");
     std::vector<Stream> parallelize(Stream in, int numConsumers, const std::string& name = "");
 
     // Higher-order operators.
-    Stream map(const std::vector<Stream>& ins, const Function& fn, MapOptions o = {}, const std::string& name = "");
+    Stream map(const std::vector<Stream>& ins, const Function& fn, MapOptions o = {},
+               const std::string& name = "");
     Stream accum(Stream in, const Function& fn, const InitFn& init, int rank, MapOptions o = {},
                  std::optional<TileType> outTile = std::nullopt, const std::string& name = "");
     Stream scan(Stream in, const Function& fn, const InitFn& init, int rank, MapOptions o = {},
@@ -76,9 +81,12 @@ class GraphBuilder {
                     const std::string& name = "");
     Stream flatMap(Stream in, const nlohmann::json& fnArgs, const std::string& name = "");
     // Helpers built on FlatMap and Zip, as the paper's workloads use them.
-    Stream retileStreamify(Stream in, bool splitRows = true, bool filterPadding = false, const std::string& name = "");
-    Stream expertAddrGen(Stream sel, std::int64_t tilesPerExpert, std::int64_t baseTile = 0, const std::string& name = "");
-    Stream cacheReadAddrGen(Stream idx, Stream tileCount, std::int64_t rowOffset, const std::string& name = "");
+    Stream retileStreamify(Stream in, bool splitRows = true, bool filterPadding = false,
+                           const std::string& name = "");
+    Stream expertAddrGen(Stream sel, std::int64_t tilesPerExpert, std::int64_t baseTile = 0,
+                         const std::string& name = "");
+    Stream cacheReadAddrGen(Stream idx, Stream tileCount, std::int64_t rowOffset,
+                            const std::string& name = "");
     Stream filterLastTile(Stream tileCount, const std::string& name = "");
 
     // Shape operators.
@@ -96,12 +104,13 @@ class GraphBuilder {
                   const nlohmann::json& extra = nlohmann::json::object(), const std::string& name = "");
     Stream selectGen(const std::vector<std::vector<int>>& selected, int width, const Shape& shape,
                      const std::string& name = "SelectGen");
-    Stream metadataGen(const std::vector<std::uint64_t>& values, const Shape& shape, const std::string& name = "MetadataGen");
+    Stream metadataGen(const std::vector<std::uint64_t>& values, const Shape& shape,
+                       const std::string& name = "MetadataGen");
     void sink(Stream in, const std::string& name = "Sink");
 
     // Adds any operator by kind and JSON arguments (used by the ones above and by graph loading).
-    std::vector<Stream> add(const std::string& kind, const nlohmann::json& args, const std::vector<Stream>& ins,
-                            const std::string& name);
+    std::vector<Stream> add(const std::string& kind, const nlohmann::json& args,
+                            const std::vector<Stream>& ins, const std::string& name);
 
   private:
     Graph g_;

@@ -60,7 +60,8 @@ struct Task {
 
 const Token& InterpIO::peek(int in) {
     Channel* c = task_.in.at(in);
-    while (c->q.empty()) task_.block(fmt::format("input {} (from {})", in, c->from));
+    while (c->q.empty())
+        task_.block(fmt::format("input {} (from {})", in, c->from));
     return c->q.front();
 }
 
@@ -74,7 +75,9 @@ Token InterpIO::pop(int in) {
     return t;
 }
 
-void InterpIO::push(int out, Token t) { task_.out.at(out)->q.push_back(std::move(t)); }
+void InterpIO::push(int out, Token t) {
+    task_.out.at(out)->q.push_back(std::move(t));
+}
 
 int InterpIO::firstAvailable(const std::vector<int>& ins) {
     for (;;) {
@@ -88,8 +91,12 @@ void InterpIO::offChip(const OffChipAccess& a) {
     (a.write ? task_.result->offChipWriteBytes : task_.result->offChipReadBytes) += a.bytes;
 }
 
-bool InterpIO::functional() const { return task_.functional; }
-TensorStore& InterpIO::memory() { return *task_.store; }
+bool InterpIO::functional() const {
+    return task_.functional;
+}
+TensorStore& InterpIO::memory() {
+    return *task_.store;
+}
 
 } // namespace
 
@@ -149,14 +156,16 @@ InterpreterResult Interpreter::run(Graph& g) {
             for (auto& t : tasks)
                 if (!t.finished) report += fmt::format("; {} waits on {}", t.op->where(), t.waitingFor);
             for (auto& c : channels)
-                if (!c->q.empty()) report += fmt::format("; stream {} -> {} holds {} token(s)", c->from, c->to, c->q.size());
+                if (!c->q.empty())
+                    report += fmt::format("; stream {} -> {} holds {} token(s)", c->from, c->to, c->q.size());
             throw NoProgress("interpreter: no forward progress" + report);
         }
     }
     for (auto& c : channels)
         if (!c->q.empty())
-            throw BadInput(fmt::format("graph: stream {} -> {} still holds {} token(s) after its consumer finished",
-                                       c->from, c->to, c->q.size()));
+            throw BadInput(
+                fmt::format("graph: stream {} -> {} still holds {} token(s) after its consumer finished",
+                            c->from, c->to, c->q.size()));
     return result;
 }
 

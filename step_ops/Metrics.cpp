@@ -24,7 +24,8 @@ std::int64_t need(const Expr& e, const Bindings& b, const char* what) {
     auto v = e.eval(b);
     if (!v) {
         std::string syms;
-        for (auto& s : e.bind(b).symbols()) syms += (syms.empty() ? "" : ", ") + s;
+        for (auto& s : e.bind(b).symbols())
+            syms += (syms.empty() ? "" : ", ") + s;
         throw BadInput(fmt::format("metrics: {} depends on unbound symbols: {}", what, syms));
     }
     return *v;
@@ -42,7 +43,8 @@ BoundMetrics bindMetrics(const Graph& g, const SymbolicMetrics& m, const Binding
         const Operator& op = g.op(i);
         auto bytes = op.onChipBytes();
         if (bytes.constValue() == 0) continue;
-        if (need(op.volume(), b, "operator volume") != 0) r.onChipBytesActive += need(bytes, b, "on-chip requirement");
+        if (need(op.volume(), b, "operator volume") != 0)
+            r.onChipBytesActive += need(bytes, b, "on-chip requirement");
     }
     return r;
 }

@@ -14,9 +14,9 @@ class TensorStore;
 
 // Cost of processing one element, for the executor's timing policy.
 struct Work {
-    std::int64_t loadBytes = 0;  // read from a memory unit (inputs with readFromMu)
+    std::int64_t loadBytes = 0; // read from a memory unit (inputs with readFromMu)
     std::int64_t flops = 0;
-    std::int64_t storeBytes = 0; // written back to a memory unit (write_back_mu)
+    std::int64_t storeBytes = 0;             // written back to a memory unit (write_back_mu)
     std::optional<std::int64_t> fixedCycles; // functions with a fixed cost
     std::int64_t computeBw = 0;
 };

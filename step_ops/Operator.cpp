@@ -16,14 +16,18 @@ void Operator::bind(const Graph& g, std::vector<StreamType> in) {
 Expr Operator::volume() const {
     if (in_.empty()) return out_.empty() ? Expr(1) : out_[0].shape.totalElements();
     Expr v(0);
-    for (auto& t : in_) v = Expr::max(v, t.shape.totalElements());
+    for (auto& t : in_)
+        v = Expr::max(v, t.shape.totalElements());
     return v;
 }
 
-void Operator::fail(const std::string& msg) const { throw BadInput(where() + ": " + msg); }
+void Operator::fail(const std::string& msg) const {
+    throw BadInput(where() + ": " + msg);
+}
 
 void Operator::expectInputs(std::size_t n) const {
-    if (in_.size() != n) fail(expectedFound(fmt::format("{} input stream(s)", n), std::to_string(in_.size())));
+    if (in_.size() != n)
+        fail(expectedFound(fmt::format("{} input stream(s)", n), std::to_string(in_.size())));
 }
 
 void Operator::expectTile(int port) const {
@@ -40,7 +44,8 @@ void Operator::expectRankAtLeast(int port, int rank, const char* what) const {
 std::int64_t Operator::intArg(const char* key) const {
     if (!args_.contains(key)) fail(fmt::format("missing argument '{}'", key));
     const auto& v = args_.at(key);
-    if (!v.is_number_integer()) fail(fmt::format("argument '{}': {}", key, expectedFound("an integer", v.dump())));
+    if (!v.is_number_integer())
+        fail(fmt::format("argument '{}': {}", key, expectedFound("an integer", v.dump())));
     return v.get<std::int64_t>();
 }
 
@@ -59,7 +64,8 @@ std::vector<std::int64_t> Operator::intListArg(const char* key) const {
     if (!args_.contains(key)) fail(fmt::format("missing argument '{}'", key));
     const auto& v = args_.at(key);
     std::vector<std::int64_t> out;
-    if (!v.is_array()) fail(fmt::format("argument '{}': {}", key, expectedFound("a list of integers", v.dump())));
+    if (!v.is_array())
+        fail(fmt::format("argument '{}': {}", key, expectedFound("a list of integers", v.dump())));
     for (auto& x : v) {
         if (!x.is_number_integer())
             fail(fmt::format("argument '{}': {}", key, expectedFound("a list of integers", v.dump())));
@@ -71,7 +77,8 @@ std::vector<std::int64_t> Operator::intListArg(const char* key) const {
 void emitNested(OpIO& io, int out, const std::vector<std::int64_t>& dims, int innerLevels,
                 const std::function<void(const std::vector<std::int64_t>&)>& emitOne) {
     std::int64_t total = 1;
-    for (auto d : dims) total *= d;
+    for (auto d : dims)
+        total *= d;
     std::vector<std::int64_t> idx(dims.size(), 0);
     for (std::int64_t n = 0; n < total; ++n) {
         emitOne(idx);

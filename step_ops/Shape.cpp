@@ -10,7 +10,8 @@ std::string Dim::str() const {
 
 Expr Shape::totalElements() const {
     Expr e(1);
-    for (auto& d : dims_) e = e * d.size;
+    for (auto& d : dims_)
+        e = e * d.size;
     return e;
 }
 
@@ -36,14 +37,16 @@ bool Shape::hasRagged() const {
 
 std::string Shape::str() const {
     std::string s = "[";
-    for (std::size_t i = 0; i < dims_.size(); ++i) s += (i ? ", " : "") + dims_[i].str();
+    for (std::size_t i = 0; i < dims_.size(); ++i)
+        s += (i ? ", " : "") + dims_[i].str();
     return s + "]";
 }
 
 nlohmann::json Shape::toJson() const {
     nlohmann::json j = nlohmann::json::array();
     const char* kinds[] = {"static", "dynamic", "ragged"};
-    for (auto& d : dims_) j.push_back({{"size", d.size.toJson()}, {"kind", kinds[static_cast<int>(d.kind)]}});
+    for (auto& d : dims_)
+        j.push_back({{"size", d.size.toJson()}, {"kind", kinds[static_cast<int>(d.kind)]}});
     return j;
 }
 

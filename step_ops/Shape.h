@@ -1,5 +1,6 @@
 #pragma once
-// Stream shapes: outermost dimension first, as the paper writes [D_N, ..., D_0]. A rank-N stream has N+1 dims.
+// Stream shapes: outermost dimension first, as the paper writes [D_N, ..., D_0]. A rank-N stream has N+1
+// dims.
 #include <string>
 #include <vector>
 

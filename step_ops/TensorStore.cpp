@@ -38,10 +38,10 @@ TensorStore::TensorStore(const Graph& g, bool functional) : graph_(g), functiona
             data_.push_back(randomNormal(n, t.seed));
         else if (t.init == "xavier") { // N(0, 1/rows): keeps products of several matrices near unit scale
             auto v = randomNormal(n, t.seed);
-            for (auto& x : v) x /= std::sqrt(static_cast<float>(t.rows));
+            for (auto& x : v)
+                x /= std::sqrt(static_cast<float>(t.rows));
             data_.push_back(std::move(v));
-        }
-        else
+        } else
             data_.emplace_back(n, 0.0f);
     }
 }
@@ -51,20 +51,22 @@ std::int64_t TensorStore::numTiles(int t, std::int64_t tileRows, std::int64_t ti
     return (s.rows / tileRows) * (s.cols / tileCols);
 }
 
-Tile TensorStore::readTile(int t, std::int64_t tileIndex, std::int64_t tileRows, std::int64_t tileCols) const {
+Tile TensorStore::readTile(int t, std::int64_t tileIndex, std::int64_t tileRows,
+                           std::int64_t tileCols) const {
     const auto& s = graph_.tensor(t);
     Tile tile = Tile::zeros(tileRows, tileCols, functional_);
     tile.readFromMu = true;
     std::int64_t perRow = s.cols / tileCols;
     if (tileIndex < 0 || tileIndex >= numTiles(t, tileRows, tileCols))
-        throw std::out_of_range(fmt::format("tensor '{}': tile {} outside its {} tiles of {}x{}", s.name, tileIndex,
-                                            numTiles(t, tileRows, tileCols), tileRows, tileCols));
+        throw std::out_of_range(fmt::format("tensor '{}': tile {} outside its {} tiles of {}x{}", s.name,
+                                            tileIndex, numTiles(t, tileRows, tileCols), tileRows, tileCols));
     if (!functional_) return tile;
     std::int64_t r0 = (tileIndex / perRow) * tileRows, c0 = (tileIndex % perRow) * tileCols;
     auto out = std::make_shared<std::vector<float>>(tileRows * tileCols);
     const auto& d = data_[t];
     for (std::int64_t r = 0; r < tileRows; ++r)
-        for (std::int64_t c = 0; c < tileCols; ++c) (*out)[r * tileCols + c] = d[(r0 + r) * s.cols + c0 + c];
+        for (std::int64_t c = 0; c < tileCols; ++c)
+            (*out)[r * tileCols + c] = d[(r0 + r) * s.cols + c0 + c];
     tile.data = out;
     return tile;
 }
@@ -72,14 +74,16 @@ Tile TensorStore::readTile(int t, std::int64_t tileIndex, std::int64_t tileRows,
 void TensorStore::writeTile(int t, std::int64_t tileIndex, const Tile& tile) {
     const auto& s = graph_.tensor(t);
     if (tileIndex < 0 || tileIndex >= numTiles(t, tile.rows, tile.cols))
-        throw std::out_of_range(fmt::format("tensor '{}': store of tile {} outside its {} tiles of {}x{}", s.name,
-                                            tileIndex, numTiles(t, tile.rows, tile.cols), tile.rows, tile.cols));
+        throw std::out_of_range(fmt::format("tensor '{}': store of tile {} outside its {} tiles of {}x{}",
+                                            s.name, tileIndex, numTiles(t, tile.rows, tile.cols), tile.rows,
+                                            tile.cols));
     if (!functional_ || !tile.data) return;
     std::int64_t perRow = s.cols / tile.cols;
     std::int64_t r0 = (tileIndex / perRow) * tile.rows, c0 = (tileIndex % perRow) * tile.cols;
     auto& d = data_[t];
     for (std::int64_t r = 0; r < tile.rows; ++r)
-        for (std::int64_t c = 0; c < tile.cols; ++c) d[(r0 + r) * s.cols + c0 + c] = tile.at(r, c);
+        for (std::int64_t c = 0; c < tile.cols; ++c)
+            d[(r0 + r) * s.cols + c0 + c] = tile.at(r, c);
 }
 
 } // namespace steprdu::step

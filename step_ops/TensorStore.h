@@ -15,7 +15,9 @@ class TensorStore {
     Tile readTile(int t, std::int64_t tileIndex, std::int64_t tileRows, std::int64_t tileCols) const;
     void writeTile(int t, std::int64_t tileIndex, const Tile& tile);
     const std::vector<float>& values(int t) const { return data_.at(t); }
-    const std::vector<float>& values(const std::string& name) const { return data_.at(graph_.tensorIndex(name)); }
+    const std::vector<float>& values(const std::string& name) const {
+        return data_.at(graph_.tensorIndex(name));
+    }
     std::int64_t numTiles(int t, std::int64_t tileRows, std::int64_t tileCols) const;
 
   private:

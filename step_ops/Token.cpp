@@ -18,11 +18,21 @@ template <class T> const T& get(const Element& e, const char* what) {
 }
 } // namespace
 
-const Tile& Element::tile() const { return get<Tile>(*this, "tile"); }
-const Selector& Element::selector() const { return get<Selector>(*this, "selector"); }
-std::uint64_t Element::scalar() const { return get<Scalar>(*this, "scalar").value; }
-const BufferRef& Element::buffer() const { return get<BufferRef>(*this, "buffer"); }
-const TupleValue& Element::tuple() const { return get<TupleValue>(*this, "tuple"); }
+const Tile& Element::tile() const {
+    return get<Tile>(*this, "tile");
+}
+const Selector& Element::selector() const {
+    return get<Selector>(*this, "selector");
+}
+std::uint64_t Element::scalar() const {
+    return get<Scalar>(*this, "scalar").value;
+}
+const BufferRef& Element::buffer() const {
+    return get<BufferRef>(*this, "buffer");
+}
+const TupleValue& Element::tuple() const {
+    return get<TupleValue>(*this, "tuple");
+}
 
 std::int64_t Element::bytes() const {
     if (auto t = std::get_if<Tile>(&v)) return t->bytes();
@@ -31,7 +41,8 @@ std::int64_t Element::bytes() const {
     if (auto b = std::get_if<BufferRef>(&v)) return b->bytes;
     if (auto t = std::get_if<TupleValue>(&v)) {
         std::int64_t n = 0;
-        for (auto& i : t->items) n += i.bytes();
+        for (auto& i : t->items)
+            n += i.bytes();
         return n;
     }
     return 0;
@@ -47,7 +58,8 @@ std::string Element::str() const {
             os << "tile" << t->rows << "x" << t->cols;
     } else if (auto s = std::get_if<Selector>(&v)) {
         os << "(";
-        for (std::size_t i = 0; i < s->selected.size(); ++i) os << (i ? "," : "") << s->selected[i];
+        for (std::size_t i = 0; i < s->selected.size(); ++i)
+            os << (i ? "," : "") << s->selected[i];
         os << ")";
     } else if (auto c = std::get_if<Scalar>(&v)) {
         os << c->value;
@@ -55,7 +67,8 @@ std::string Element::str() const {
         os << "buf";
     } else if (auto tu = std::get_if<TupleValue>(&v)) {
         os << "<";
-        for (std::size_t i = 0; i < tu->items.size(); ++i) os << (i ? "," : "") << tu->items[i].str();
+        for (std::size_t i = 0; i < tu->items.size(); ++i)
+            os << (i ? "," : "") << tu->items[i].str();
         os << ">";
     } else {
         os << "_";
@@ -77,7 +90,8 @@ std::string Token::str() const {
 
 std::string streamString(const std::vector<Token>& s) {
     std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + s[i].str();
+    for (std::size_t i = 0; i < s.size(); ++i)
+        out += (i ? ", " : "") + s[i].str();
     return out;
 }
 

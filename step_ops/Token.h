@@ -50,11 +50,11 @@ struct Element {
     std::variant<std::monostate, Tile, Selector, Scalar, BufferRef, TupleValue> v;
 
     Element() = default;
-    Element(Tile t) : v(std::move(t)) {}         // NOLINT
-    Element(Selector s) : v(std::move(s)) {}     // NOLINT
-    Element(Scalar s) : v(s) {}                  // NOLINT
-    Element(BufferRef b) : v(std::move(b)) {}    // NOLINT
-    Element(TupleValue t) : v(std::move(t)) {}   // NOLINT
+    Element(Tile t) : v(std::move(t)) {}       // NOLINT
+    Element(Selector s) : v(std::move(s)) {}   // NOLINT
+    Element(Scalar s) : v(s) {}                // NOLINT
+    Element(BufferRef b) : v(std::move(b)) {}  // NOLINT
+    Element(TupleValue t) : v(std::move(t)) {} // NOLINT
 
     const Tile& tile() const;
     const Selector& selector() const;

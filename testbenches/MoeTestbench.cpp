@@ -41,11 +41,13 @@ std::vector<Knob> MoeTestbench::knobs() const {
             {"batch", "", "tokens B: a prefix of the trace (default: the whole trace)"},
             {"tile_n", "16", "rows per expert tile: an integer (static tiling, padded) or 'dynamic'"},
             {"tile_f", "64", "intermediate columns per weight tile"},
-            {"trace", "", "routing CSV (token,topk0..); default: the bundled synthetic trace of the model, or a "
-                          "generated one when E/K differ from the model's"},
+            {"trace", "",
+             "routing CSV (token,topk0..); default: the bundled synthetic trace of the model, or a "
+             "generated one when E/K differ from the model's"},
             {"regions", "", "parallel expert regions (default: experts; fewer = time-multiplexing)"},
-            {"compute_bw", "", "FLOPs/cycle per compute operator (default 4096 static, 6400 dynamic, 1024 "
-                               "time-multiplexed)"},
+            {"compute_bw", "",
+             "FLOPs/cycle per compute operator (default 4096 static, 6400 dynamic, 1024 "
+             "time-multiplexed)"},
             {"elem_bytes", "2", "bytes per loaded element (2: bf16 as the paper's runs)"},
             {"seed", "5", "seed of inputs, weights and routing weights"}};
 }
@@ -63,17 +65,26 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     const int R = k.given("regions") ? static_cast<int>(k.integer("regions", 1, E)) : E;
     const int eb = static_cast<int>(k.integer("elem_bytes", 1, 8));
     const std::int64_t seed = k.integer("seed", 0, 1LL << 40);
-    if (F % tf) throw BadInput(fmt::format("moe: knob 'tile_f': {}", expectedFound(fmt::format("a divisor of inter={}", F), std::to_string(tf))));
-    if (E % R) throw BadInput(fmt::format("moe: knob 'regions': {}", expectedFound(fmt::format("a divisor of experts={}", E), std::to_string(R))));
+    if (F % tf)
+        throw BadInput(
+            fmt::format("moe: knob 'tile_f': {}",
+                        expectedFound(fmt::format("a divisor of inter={}", F), std::to_string(tf))));
+    if (E % R)
+        throw BadInput(
+            fmt::format("moe: knob 'regions': {}",
+                        expectedFound(fmt::format("a divisor of experts={}", E), std::to_string(R))));
     const std::int64_t bw = k.given("compute_bw") ? k.integer("compute_bw", 1, 1LL << 40)
-                                                  : (R < E ? 1024 : dynamic ? 6400 : 4096);
+                                                  : (R < E     ? 1024
+                                                     : dynamic ? 6400
+                                                               : 4096);
 
     traces::ExpertRouting routing;
     if (k.given("trace")) {
         routing = traces::readExpertRouting(k.str("trace"), E);
         if (routing.topK != K)
-            throw BadInput(fmt::format("{}: {}", k.str("trace"), expectedFound(fmt::format("top-{} routing (topk={})", K, K),
-                                                                               fmt::format("top-{}", routing.topK))));
+            throw BadInput(fmt::format("{}: {}", k.str("trace"),
+                                       expectedFound(fmt::format("top-{} routing (topk={})", K, K),
+                                                     fmt::format("top-{}", routing.topK))));
     } else if (E == m.experts && K == m.topK) {
         routing = traces::readExpertRouting(traces::bundledTraceDir() + "/" + model + "_b64_seed5.csv", E);
     } else {
@@ -95,20 +106,25 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         std::vector<float> w(B * K);
         for (std::int64_t t = 0; t < B; ++t) {
             double s = 0;
-            for (int j = 0; j < K; ++j) s += std::exp(double(logits[t * K + j]));
-            for (int j = 0; j < K; ++j) w[t * K + j] = static_cast<float>(std::exp(double(logits[t * K + j])) / s);
+            for (int j = 0; j < K; ++j)
+                s += std::exp(double(logits[t * K + j]));
+            for (int j = 0; j < K; ++j)
+                w[t * K + j] = static_cast<float>(std::exp(double(logits[t * K + j])) / s);
         }
         b.tensor("routing_weights", B, K, w);
     }
     const int G = E / R;
     const std::int64_t nf = F / tf;
-    auto expertSeed = [&](int e, int which) { return static_cast<std::uint64_t>(seed * 1000 + 10 + e * 3 + which); };
+    auto expertSeed = [&](int e, int which) {
+        return static_cast<std::uint64_t>(seed * 1000 + 10 + e * 3 + which);
+    };
     for (int r = 0; r < R; ++r) {
         // A region's weights: its experts' matrices concatenated along dim 0 (one expert when R == E).
         const char* names[] = {"W_up", "W_gate", "W_down"};
         for (int which = 0; which < 3; ++which) {
             std::int64_t rows = which == 2 ? F : D, cols = which == 2 ? D : F;
-            std::string n = R == E ? fmt::format("{}_{}", names[which], r) : fmt::format("{}_r{}", names[which], r);
+            std::string n =
+                R == E ? fmt::format("{}_{}", names[which], r) : fmt::format("{}_r{}", names[which], r);
             if (!withData) {
                 b.tensor(n, G * rows, cols, "randn", expertSeed(r * G, which));
                 continue;
@@ -116,7 +132,8 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
             std::vector<float> v;
             for (int j = 0; j < G; ++j) {
                 auto part = randomNormal(rows * cols, expertSeed(r * G + j, which));
-                for (auto& x : part) x *= static_cast<float>(1.0 / std::sqrt(double(rows)));
+                for (auto& x : part)
+                    x *= static_cast<float>(1.0 / std::sqrt(double(rows)));
                 v.insert(v.end(), part.begin(), part.end());
             }
             b.tensor(n, G * rows, cols, v);
@@ -130,15 +147,18 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         std::vector<int> s(row.begin(), row.end());
         std::sort(s.begin(), s.end());
         multi.push_back(s);
-        for (int e : row) oneHot.push_back(std::vector<int>{e});
+        for (int e : row)
+            oneHot.push_back(std::vector<int>{e});
         oneHot.push_back("S1");
     }
     if (!routing.rows.empty()) oneHot.back() = "S2";
     Stream selMulti = b.selectGen(multi, E, Shape({Dim(1), Dim(B)}), "select_tokens");
-    Stream selOne = b.source("selector", Shape({Dim(1), Dim(B), Dim(K)}), oneHot, {{"width", E}}, "select_slots");
+    Stream selOne =
+        b.source("selector", Shape({Dim(1), Dim(B), Dim(K)}), oneHot, {{"width", E}}, "select_slots");
 
     Stream x = b.flatten(b.linearOffChipLoad("x", 1, D, {1, 1}, {B, 1}, std::nullopt, eb, 1, "load_x"), 0, 1);
-    Stream rw = b.linearOffChipLoad("routing_weights", 1, 1, {K, 1}, {B, K}, std::nullopt, eb, 1, "load_routing_weights");
+    Stream rw = b.linearOffChipLoad("routing_weights", 1, 1, {K, 1}, {B, K}, std::nullopt, eb, 1,
+                                    "load_routing_weights");
     auto xs = b.partition(x, selMulti, 0, E, "route_x");
     auto ws = b.partition(rw, selOne, 0, E, "route_w");
 
@@ -148,13 +168,16 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     for (int e = 0; e < E; ++e) {
         std::string p = fmt::format("e{}.", e);
         if (dynamic) {
-            Stream rows = b.flatten(b.promote(b.reshape(xs[e], 1, 0, false, p + "reshape"), std::nullopt, p + "promote"), 0, 1);
+            Stream rows = b.flatten(
+                b.promote(b.reshape(xs[e], 1, 0, false, p + "reshape"), std::nullopt, p + "promote"), 0, 1);
             TileType tile{xs[e].shape().dims()[0].size, D, ElemType::F32};
-            packed.push_back(b.accum(rows, Function(Function::Kind::RetileRow), InitFn::empty(D), 1, {packBw, false}, tile, p + "pack"));
+            packed.push_back(b.accum(rows, Function(Function::Kind::RetileRow), InitFn::empty(D), 1,
+                                     {packBw, false}, tile, p + "pack"));
         } else {
-            Stream rows = b.flatten(b.promote(b.reshape(xs[e], T, 0, true, p + "reshape"), std::nullopt, p + "promote"), 1, 2);
-            packed.push_back(b.accum(rows, Function(Function::Kind::RetileRow), InitFn::empty(D), 1, {packBw, false},
-                                     TileType{T, D, ElemType::F32}, p + "pack"));
+            Stream rows = b.flatten(
+                b.promote(b.reshape(xs[e], T, 0, true, p + "reshape"), std::nullopt, p + "promote"), 1, 2);
+            packed.push_back(b.accum(rows, Function(Function::Kind::RetileRow), InitFn::empty(D), 1,
+                                     {packBw, false}, TileType{T, D, ElemType::F32}, p + "pack"));
         }
     }
 
@@ -163,8 +186,10 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         Stream rep = b.repeatStatic(in, nf, p + "repeat");
         Stream up = b.map({rep, wUp}, Function::matmul(), o, p + "up");
         Stream gate = b.map({rep, wGate}, Function::matmul(), o, p + "gate");
-        Stream h = b.map({b.map({gate}, Function(Function::Kind::Silu), o, p + "silu"), up}, Function(Function::Kind::Mul), o, p + "mul");
-        return b.mapAccum(h, wDown, Function::matmul(), dynamic ? InitFn::empty(D) : InitFn::zero(T, D), 1, o, p + "down");
+        Stream h = b.map({b.map({gate}, Function(Function::Kind::Silu), o, p + "silu"), up},
+                         Function(Function::Kind::Mul), o, p + "mul");
+        return b.mapAccum(h, wDown, Function::matmul(), dynamic ? InitFn::empty(D) : InitFn::zero(T, D), 1, o,
+                          p + "down");
     };
     std::vector<Stream> expertOut(E);
     Bindings bind;
@@ -177,11 +202,12 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         for (int e = 0; e < E; ++e) {
             std::string p = fmt::format("e{}.", e);
             auto load = [&](const std::string& w, std::int64_t tr, std::int64_t tc) {
-                return b.flatten(b.linearOffChipLoad(fmt::format("{}_{}", w, e), tr, tc, {1, 1}, {nf, 1}, packed[e], eb, 1,
-                                                     p + "load_" + w),
+                return b.flatten(b.linearOffChipLoad(fmt::format("{}_{}", w, e), tr, tc, {1, 1}, {nf, 1},
+                                                     packed[e], eb, 1, p + "load_" + w),
                                  0, 1);
             };
-            expertOut[e] = swiglu(p, packed[e], load("W_up", D, tf), load("W_gate", D, tf), load("W_down", tf, D));
+            expertOut[e] =
+                swiglu(p, packed[e], load("W_up", D, tf), load("W_gate", D, tf), load("W_down", tf, D));
         }
     } else {
         for (int r = 0; r < R; ++r) {
@@ -190,12 +216,15 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
             auto [tiles, which] = b.eagerMerge(group, 0, p + "merge");
             if (dynamic) { // the region's buffers are sized for its largest dynamic tile
                 long long largest = 0;
-                for (int j = 0; j < G; ++j) largest = std::max(largest, counts[r * G + j]);
+                for (int j = 0; j < G; ++j)
+                    largest = std::max(largest, counts[r * G + j]);
                 bind[p + "merge_rows"] = largest;
             }
             Stream addr = b.expertAddrGen(which, nf, 0, p + "weight_addr");
             auto load = [&](const std::string& w, std::int64_t tr, std::int64_t tc) {
-                return b.flatten(b.randomOffChipLoad(addr, fmt::format("{}_r{}", w, r), tr, tc, eb, 0, p + "load_" + w), 0, 1);
+                return b.flatten(
+                    b.randomOffChipLoad(addr, fmt::format("{}_r{}", w, r), tr, tc, eb, 0, p + "load_" + w), 0,
+                    1);
             };
             Stream y = swiglu(p, tiles, load("W_up", D, tf), load("W_gate", D, tf), load("W_down", tf, D));
             auto split = b.partition(y, which, 0, G, p + "split");
@@ -214,13 +243,24 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     }
     Stream gathered = b.reassemble(scaled, selMulti, 0, "gather");
     gathered.setShape(Shape({Dim(1), Dim(B), Dim(K)})); // every token gathers exactly K expert rows
-    Stream y = b.accum(gathered, Function(Function::Kind::Add), InitFn::zero(1, D), 1, o, std::nullopt, "combine");
+    Stream y =
+        b.accum(gathered, Function(Function::Kind::Add), InitFn::zero(1, D), 1, o, std::nullopt, "combine");
     b.linearOffChipStore(y, "out", 1, "store_out");
 
     Workload w{b.finish(), bind, {}, 0, 0, nullptr};
-    w.params = {{"model", model}, {"experts", E}, {"topk", K}, {"hidden", D}, {"inter", F}, {"batch", B},
-                {"tile_n", dynamic ? nlohmann::json("dynamic") : nlohmann::json(T)}, {"tile_f", tf},
-                {"trace", routing.source}, {"regions", R}, {"compute_bw", bw}, {"elem_bytes", eb}, {"seed", seed},
+    w.params = {{"model", model},
+                {"experts", E},
+                {"topk", K},
+                {"hidden", D},
+                {"inter", F},
+                {"batch", B},
+                {"tile_n", dynamic ? nlohmann::json("dynamic") : nlohmann::json(T)},
+                {"tile_f", tf},
+                {"trace", routing.source},
+                {"regions", R},
+                {"compute_bw", bw},
+                {"elem_bytes", eb},
+                {"seed", seed},
                 {"functional", withData}};
     // The paper scripts' FLOP count per expert with b rows (padded rows included): 2*b*D*F*3 + b*F + 8*b*D*F.
     for (int e = 0; e < E; ++e) {
@@ -235,7 +275,9 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         for (std::int64_t t = 0; t < B; ++t) {
             for (int j = 0; j < K; ++j) {
                 int e = routing.rows[t][j], r = e / G, local = e % G;
-                auto name = [&](const char* n) { return R == E ? fmt::format("{}_{}", n, e) : fmt::format("{}_r{}", n, r); };
+                auto name = [&](const char* n) {
+                    return R == E ? fmt::format("{}_{}", n, e) : fmt::format("{}_r{}", n, r);
+                };
                 const auto& Wu = interp.memory().values(name("W_up"));
                 const auto& Wg = interp.memory().values(name("W_gate"));
                 const auto& Wd = interp.memory().values(name("W_down"));
@@ -249,7 +291,8 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
                 }
                 for (std::int64_t d = 0; d < D; ++d) {
                     double s = 0;
-                    for (std::int64_t f = 0; f < F; ++f) s += h[f] * Wd[(local * F + f) * D + d];
+                    for (std::int64_t f = 0; f < F; ++f)
+                        s += h[f] * Wd[(local * F + f) * D + d];
                     want[t * D + d] += RW[t * K + j] * s;
                 }
             }

@@ -10,7 +10,8 @@ class MoeTestbench : public Testbench {
   public:
     std::string name() const override { return "moe"; }
     std::string doc() const override {
-        return "MoE layer with SwiGLU experts: static/dynamic tiling (Figs 9, 10), time-multiplexing (Figs 12, 13)";
+        return "MoE layer with SwiGLU experts: static/dynamic tiling (Figs 9, 10), time-multiplexing (Figs "
+               "12, 13)";
     }
     std::vector<Knob> knobs() const override;
     Workload build(const Knobs& k, bool functional) const override;

@@ -29,8 +29,14 @@ Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
                        tn = k.integer("tile_inter", 1, F), bytes = k.integer("dtype_bytes", 1, 8),
                        bw = k.integer("compute_bw", 1, 1 << 30), par = k.integer("par_dispatch", 1, 1024),
                        seed = k.integer("seed", 0, 1LL << 62);
-    if (B % tm) throw BadInput(fmt::format("swiglu: knob 'tile_b': {}", expectedFound(fmt::format("a divisor of batch={}", B), std::to_string(tm))));
-    if (F % tn) throw BadInput(fmt::format("swiglu: knob 'tile_inter': {}", expectedFound(fmt::format("a divisor of inter={}", F), std::to_string(tn))));
+    if (B % tm)
+        throw BadInput(
+            fmt::format("swiglu: knob 'tile_b': {}",
+                        expectedFound(fmt::format("a divisor of batch={}", B), std::to_string(tm))));
+    if (F % tn)
+        throw BadInput(
+            fmt::format("swiglu: knob 'tile_inter': {}",
+                        expectedFound(fmt::format("a divisor of inter={}", F), std::to_string(tn))));
     GraphBuilder b;
     b.tensor("x", B, D, "randn", seed * 100 + 1);
     b.tensor("W_gate", D, F, "xavier", seed * 100 + 2);
@@ -42,18 +48,22 @@ Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
     MapOptions o{bw, false};
     // x is re-read for every column tile of the weights (weight-stationary "mn_mk" schedule).
     Stream x = b.linearOffChipLoad("x", tm, D, {1, 0, 1}, {nb, nf, 1}, std::nullopt, eb, pd, "load_x");
-    Stream wg = b.linearOffChipLoad("W_gate", D, tn, {0, 1, nf}, {nb, nf, 1}, std::nullopt, eb, pd, "load_w_gate");
-    Stream wu = b.linearOffChipLoad("W_up", D, tn, {0, 1, nf}, {nb, nf, 1}, std::nullopt, eb, pd, "load_w_up");
+    Stream wg =
+        b.linearOffChipLoad("W_gate", D, tn, {0, 1, nf}, {nb, nf, 1}, std::nullopt, eb, pd, "load_w_gate");
+    Stream wu =
+        b.linearOffChipLoad("W_up", D, tn, {0, 1, nf}, {nb, nf, 1}, std::nullopt, eb, pd, "load_w_up");
     Stream gate = b.mapAccum(x, wg, Function::matmul(), InitFn::zero(tm, tn), 1, o, "gate");
     Stream up = b.mapAccum(x, wu, Function::matmul(), InitFn::zero(tm, tn), 1, o, "up");
-    Stream h = b.map({b.map({gate}, Function(Function::Kind::Silu), o, "silu"), up}, Function(Function::Kind::Mul), o, "mul");
+    Stream h = b.map({b.map({gate}, Function(Function::Kind::Silu), o, "silu"), up},
+                     Function(Function::Kind::Mul), o, "mul");
     Stream wd = b.linearOffChipLoad("W_down", tn, D, {0, 1}, {nb, nf}, std::nullopt, eb, pd, "load_w_down");
     Stream y = b.mapAccum(h, wd, Function::matmul(), InitFn::zero(tm, D), 1, {bw, true}, "down");
     b.linearOffChipStore(y, "out", pd, "store_out");
 
     Workload w{b.finish(), {}, {}, 0, 0, nullptr};
-    w.params = {{"batch", B}, {"hidden", D}, {"inter", F}, {"tile_b", tm}, {"tile_inter", tn},
-                {"dtype_bytes", bytes}, {"compute_bw", bw}, {"par_dispatch", par}, {"seed", seed}};
+    w.params = {{"batch", B},       {"hidden", D},         {"inter", F},
+                {"tile_b", tm},     {"tile_inter", tn},    {"dtype_bytes", bytes},
+                {"compute_bw", bw}, {"par_dispatch", par}, {"seed", seed}};
     // The paper scripts' count: 3 GEMMs, the gating product, and SiLU counted as 8 per D*F element.
     w.figureFlops = 2 * B * D * F * 3 + B * F + 8 * B * D * F;
     w.check = [=](const Interpreter& interp, const InterpreterResult&) {
@@ -73,7 +83,8 @@ Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
             }
             for (std::int64_t d = 0; d < D; ++d) {
                 double s = 0;
-                for (std::int64_t f = 0; f < F; ++f) s += hrow[f] * Wd[f * D + d];
+                for (std::int64_t f = 0; f < F; ++f)
+                    s += hrow[f] * Wd[f * D + d];
                 want[r * D + d] = s;
             }
         }

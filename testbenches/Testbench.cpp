@@ -12,7 +12,8 @@
 
 namespace steprdu::tb {
 
-Knobs::Knobs(const std::string& testbench, const std::vector<Knob>& spec, const std::vector<std::string>& assignments)
+Knobs::Knobs(const std::string& testbench, const std::vector<Knob>& spec,
+             const std::vector<std::string>& assignments)
     : tb_(testbench) {
     std::vector<std::string> names;
     for (auto& k : spec) {
@@ -22,12 +23,14 @@ Knobs::Knobs(const std::string& testbench, const std::vector<Knob>& spec, const 
     for (auto& a : assignments) {
         auto eq = a.find('=');
         if (eq == std::string::npos || eq == 0)
-            throw BadInput(fmt::format("{}: knob '{}': {}", tb_, a, expectedFound("key=value", "'" + a + "'")));
+            throw BadInput(
+                fmt::format("{}: knob '{}': {}", tb_, a, expectedFound("key=value", "'" + a + "'")));
         std::string key = a.substr(0, eq), value = a.substr(eq + 1);
         if (!defaults_.count(key)) {
             auto near = nearestWord(key, names);
             throw BadInput(fmt::format("{}: unknown knob '{}'{}; knobs: {}", tb_, key,
-                                       near ? "; did you mean '" + *near + "'?" : "", fmt::join(names, ", ")));
+                                       near ? "; did you mean '" + *near + "'?" : "",
+                                       fmt::join(names, ", ")));
         }
         values_[key] = value;
     }
@@ -41,16 +44,18 @@ std::string Knobs::str(const std::string& k) const {
 std::int64_t Knobs::integer(const std::string& k, std::int64_t lo, std::int64_t hi) const {
     auto v = parseInt(str(k));
     if (!v || *v < lo || *v > hi)
-        throw BadInput(fmt::format("{}: knob '{}': {}", tb_, k,
-                                   expectedFound(fmt::format("an integer in [{}, {}]", lo, hi), "'" + str(k) + "'")));
+        throw BadInput(
+            fmt::format("{}: knob '{}': {}", tb_, k,
+                        expectedFound(fmt::format("an integer in [{}, {}]", lo, hi), "'" + str(k) + "'")));
     return *v;
 }
 
 std::string Knobs::choice(const std::string& k, const std::vector<std::string>& options) const {
     std::string v = str(k);
     if (std::find(options.begin(), options.end(), v) == options.end())
-        throw BadInput(fmt::format("{}: knob '{}': {}", tb_, k,
-                                   expectedFound(fmt::format("one of {}", fmt::join(options, ", ")), "'" + v + "'")));
+        throw BadInput(
+            fmt::format("{}: knob '{}': {}", tb_, k,
+                        expectedFound(fmt::format("one of {}", fmt::join(options, ", ")), "'" + v + "'")));
     return v;
 }
 

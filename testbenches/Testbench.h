@@ -23,7 +23,8 @@ struct Knob {
 // Knob values as given on the command line, validated against a testbench's knob list.
 class Knobs {
   public:
-    Knobs(const std::string& testbench, const std::vector<Knob>& spec, const std::vector<std::string>& assignments);
+    Knobs(const std::string& testbench, const std::vector<Knob>& spec,
+          const std::vector<std::string>& assignments);
     bool given(const std::string& k) const { return values_.count(k) > 0; }
     std::string str(const std::string& k) const;
     std::int64_t integer(const std::string& k, std::int64_t lo, std::int64_t hi) const;
@@ -39,9 +40,9 @@ class Knobs {
 struct Workload {
     step::Graph graph;
     step::Bindings bindings;
-    nlohmann::json params;      // every knob, resolved
-    std::int64_t figureFlops = 0;  // the paper scripts' FLOP formula (padded rows)
-    std::int64_t paddedFlops = 0;  // the part of figureFlops spent on padding rows
+    nlohmann::json params;        // every knob, resolved
+    std::int64_t figureFlops = 0; // the paper scripts' FLOP formula (padded rows)
+    std::int64_t paddedFlops = 0; // the part of figureFlops spent on padding rows
     // Checks an interpreter run against a direct computation; returns the norm-wise relative error.
     std::function<double(const step::Interpreter&, const step::InterpreterResult&)> check;
 };

@@ -9,7 +9,9 @@
 
 namespace steprdu::test {
 
-inline std::string sharedPath(const std::string& rel) { return std::string(STEPRDU_SHARED_DIR) + "/" + rel; }
+inline std::string sharedPath(const std::string& rel) {
+    return std::string(STEPRDU_SHARED_DIR) + "/" + rel;
+}
 
 inline bool sharedRequired() {
     const char* v = std::getenv("STEPRDU_REQUIRE_SHARED");

@@ -37,14 +37,16 @@ struct Common {
 Common parse(const std::string& cmd, const std::vector<std::string>& args) {
     Common c;
     po::options_description opts(cmd + " options");
-    opts.add_options()("help,h", po::bool_switch(&c.help), "show this help")(
-        "json", po::bool_switch(&c.json), "print one JSON object on stdout");
+    opts.add_options()("help,h", po::bool_switch(&c.help),
+                       "show this help")("json", po::bool_switch(&c.json), "print one JSON object on stdout");
     if (cmd == "run")
         opts.add_options()("backend", po::value(&c.backend)->default_value("interp"),
                            "interp (functional interpreter; roofline and cycle backends are not built yet)")(
             "hw", po::value(&c.hw)->default_value("step_eval"), "hardware preset name or YAML file")(
-            "set", po::value(&c.sets)->composing(), "override a hardware key: --set hbm.channels=16 (repeatable)")(
-            "out", po::value(&c.out), "write result.json, config.resolved.yaml, graph.json and graph.dot here");
+            "set", po::value(&c.sets)->composing(),
+            "override a hardware key: --set hbm.channels=16 (repeatable)")(
+            "out", po::value(&c.out),
+            "write result.json, config.resolved.yaml, graph.json and graph.dot here");
     po::options_description hidden;
     std::vector<std::string> positional;
     hidden.add_options()("pos", po::value(&positional));
@@ -64,7 +66,8 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
         return c;
     }
     if (cmd != "list") {
-        if (positional.empty()) throw BadInput(fmt::format("steprdu {}: {}", cmd, expectedFound("a testbench name", "nothing")));
+        if (positional.empty())
+            throw BadInput(fmt::format("steprdu {}: {}", cmd, expectedFound("a testbench name", "nothing")));
         c.testbench = positional.front();
         c.knobs.assign(positional.begin() + 1, positional.end());
     } else if (!positional.empty()) {
@@ -77,10 +80,12 @@ nlohmann::json listJson() {
     nlohmann::json j;
     for (auto& tb : tb::testbenches()) {
         nlohmann::json knobs = nlohmann::json::array();
-        for (auto& k : tb->knobs()) knobs.push_back({{"name", k.name}, {"default", k.defaultValue}, {"doc", k.doc}});
+        for (auto& k : tb->knobs())
+            knobs.push_back({{"name", k.name}, {"default", k.defaultValue}, {"doc", k.doc}});
         j["testbenches"].push_back({{"name", tb->name()}, {"doc", tb->doc()}, {"knobs", knobs}});
     }
-    for (auto& p : hw::presetNames()) j["hw_presets"].push_back({{"name", p}, {"doc", hw::presetDescription(p)}});
+    for (auto& p : hw::presetNames())
+        j["hw_presets"].push_back({{"name", p}, {"doc", hw::presetDescription(p)}});
     j["backends"] = {"interp"};
     return j;
 }
@@ -96,8 +101,8 @@ int cmdList(const Common& c) {
         std::cout << fmt::format("  {:10} {}\n", t["name"].get<std::string>(), t["doc"].get<std::string>());
         for (auto& k : t["knobs"]) {
             std::string d = k["default"];
-            std::cout << fmt::format("      {:12} {:10} {}\n", k["name"].get<std::string>(), d.empty() ? "(derived)" : d,
-                                     k["doc"].get<std::string>());
+            std::cout << fmt::format("      {:12} {:10} {}\n", k["name"].get<std::string>(),
+                                     d.empty() ? "(derived)" : d, k["doc"].get<std::string>());
         }
     }
     std::cout << "hardware presets (--hw):\n";
@@ -136,8 +141,8 @@ int cmdAnalyze(const Common& c) {
         return 0;
     }
     std::cout << fmt::format("{} {}\n", tbench.name(), w.params.dump());
-    for (auto key : {"off_chip_bytes", "on_chip_bytes", "on_chip_bytes_active", "on_chip_bytes_paper", "flops",
-                     "padded_flops", "graph_flops", "allocated_flops_per_cycle"})
+    for (auto key : {"off_chip_bytes", "on_chip_bytes", "on_chip_bytes_active", "on_chip_bytes_paper",
+                     "flops", "padded_flops", "graph_flops", "allocated_flops_per_cycle"})
         std::cout << fmt::format("  {:27} {}\n", key, j[key].get<std::int64_t>());
     return 0;
 }
@@ -147,14 +152,17 @@ int cmdRun(const Common& c) {
         throw BadInput(fmt::format("--backend: {}; the roofline and cycle backends are not built yet",
                                    expectedFound("interp", "'" + c.backend + "'")));
     auto cfg = hw::loadHwConfig(c.hw);
-    for (auto& s : c.sets) hw::applyOverride(cfg, s);
+    for (auto& s : c.sets)
+        hw::applyOverride(cfg, s);
     const auto& tbench = tb::findTestbench(c.testbench);
     tb::Knobs knobs(tbench.name(), tbench.knobs(), c.knobs);
     auto t0 = std::chrono::steady_clock::now();
     auto w = tbench.build(knobs, true);
     bool functional = w.params.value("functional", true);
     step::Interpreter interp(functional);
-    if (!c.json) std::cerr << fmt::format("steprdu: running {} on the {} interpreter\n", tbench.name(), functional ? "functional" : "token-flow");
+    if (!c.json)
+        std::cerr << fmt::format("steprdu: running {} on the {} interpreter\n", tbench.name(),
+                                 functional ? "functional" : "token-flow");
     auto r = interp.run(w.graph);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     nlohmann::json j = metricsJson(w);
@@ -180,12 +188,14 @@ int cmdRun(const Common& c) {
     } else {
         std::cout << fmt::format("{} ({} backend, hw {})\n", tbench.name(), c.backend, cfg.name);
         std::cout << fmt::format("  params                 {}\n", w.params.dump());
-        std::cout << fmt::format("  off-chip bytes         {} (simulated {})\n", j["off_chip_bytes"].get<std::int64_t>(),
+        std::cout << fmt::format("  off-chip bytes         {} (simulated {})\n",
+                                 j["off_chip_bytes"].get<std::int64_t>(),
                                  j["simulated_off_chip_bytes"].get<std::int64_t>());
         std::cout << fmt::format("  on-chip bytes          {}\n", j["on_chip_bytes"].get<std::int64_t>());
         std::cout << fmt::format("  flops                  {}\n", w.figureFlops);
         if (j.contains("rel_error"))
-            std::cout << fmt::format("  relative error         {:.3g} (norm-wise, vs direct computation)\n", j["rel_error"].get<double>());
+            std::cout << fmt::format("  relative error         {:.3g} (norm-wise, vs direct computation)\n",
+                                     j["rel_error"].get<double>());
         std::cout << fmt::format("  wall seconds           {:.3f}\n", wall);
     }
     return 0;
@@ -203,7 +213,8 @@ int main(int argc, char** argv) {
         std::string cmd = args[0];
         args.erase(args.begin());
         if (cmd != "list" && cmd != "run" && cmd != "analyze")
-            throw BadInput("steprdu: unknown command '" + cmd + "'; " + expectedFound("list, run or analyze", "'" + cmd + "'"));
+            throw BadInput("steprdu: unknown command '" + cmd + "'; " +
+                           expectedFound("list, run or analyze", "'" + cmd + "'"));
         Common c = parse(cmd, args);
         if (c.help) return 0;
         if (cmd == "list") return cmdList(c);

@@ -28,7 +28,8 @@ class Accum : public Reduction {
             }
             if (t.isData()) {
                 Work w{0, 0, 0, fn_.fixedCycles(), computeBw_};
-                if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu) w.loadBytes = tile->bytes();
+                if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu)
+                    w.loadBytes = tile->bytes();
                 w.flops = fn_.flops({acc, t.value});
                 acc = fn_.apply({acc, t.value}, io.functional());
                 io.work(w);

@@ -19,7 +19,8 @@ class Broadcast : public Operator {
     void run(OpIO& io) const override {
         for (;;) {
             Token t = io.pop(0);
-            for (std::size_t i = 0; i < out_.size(); ++i) io.push(static_cast<int>(i), t);
+            for (std::size_t i = 0; i < out_.size(); ++i)
+                io.push(static_cast<int>(i), t);
             if (t.isDone()) return;
         }
     }
@@ -27,6 +28,8 @@ class Broadcast : public Operator {
 
 } // namespace
 
-OperatorKind kindBroadcast() { return makeKind<Broadcast>("Broadcast", {"num_consumers"}); }
+OperatorKind kindBroadcast() {
+    return makeKind<Broadcast>("Broadcast", {"num_consumers"});
+}
 
 } // namespace steprdu::step::ops

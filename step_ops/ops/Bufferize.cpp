@@ -18,7 +18,8 @@ class Bufferize : public Operator {
         rank_ = static_cast<int>(intArg("rank"));
         if (rank_ < 1 || rank_ > in_[0].shape.rank())
             fail(fmt::format("argument 'rank': {}",
-                             expectedFound(fmt::format("1..{} (the input rank)", in_[0].shape.rank()), std::to_string(rank_))));
+                             expectedFound(fmt::format("1..{} (the input rank)", in_[0].shape.rank()),
+                                           std::to_string(rank_))));
         Shape buf = in_[0].shape.inner(rank_);
         // Only the buffer's outermost dimension may be ragged; inner ones must be regular.
         for (int r = 0; r + 1 < rank_; ++r)
@@ -61,6 +62,8 @@ class Bufferize : public Operator {
 
 } // namespace
 
-OperatorKind kindBufferize() { return makeKind<Bufferize>("Bufferize", {"rank"}); }
+OperatorKind kindBufferize() {
+    return makeKind<Bufferize>("Bufferize", {"rank"});
+}
 
 } // namespace steprdu::step::ops

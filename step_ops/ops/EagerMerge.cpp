@@ -21,8 +21,9 @@ class EagerMerge : public Operator {
         bool ragged = false;
         for (std::size_t i = 0; i < in_.size(); ++i) {
             if (in_[i].shape.rank() != rank_)
-                fail(fmt::format("input {} shape {}: {}", i, in_[i].shape.str(),
-                                 expectedFound(fmt::format("rank {}", rank_), std::to_string(in_[i].shape.rank()))));
+                fail(fmt::format(
+                    "input {} shape {}: {}", i, in_[i].shape.str(),
+                    expectedFound(fmt::format("rank {}", rank_), std::to_string(in_[i].shape.rank()))));
             total += in_[i].shape.dims()[0].size;
             ragged = ragged || in_[i].shape.dims()[0].kind == DimKind::Ragged;
         }
@@ -34,7 +35,8 @@ class EagerMerge : public Operator {
 
     void run(OpIO& io) const override {
         std::vector<int> open(in_.size());
-        for (std::size_t i = 0; i < in_.size(); ++i) open[i] = static_cast<int>(i);
+        for (std::size_t i = 0; i < in_.size(); ++i)
+            open[i] = static_cast<int>(i);
         while (!open.empty()) {
             int i = io.firstAvailable(open);
             if (io.peek(i).isDone()) {
@@ -64,6 +66,8 @@ class EagerMerge : public Operator {
 
 } // namespace
 
-OperatorKind kindEagerMerge() { return makeKind<EagerMerge>("EagerMerge", {"rank"}); }
+OperatorKind kindEagerMerge() {
+    return makeKind<EagerMerge>("EagerMerge", {"rank"});
+}
 
 } // namespace steprdu::step::ops

@@ -12,8 +12,8 @@ void replayAlongRef(OpIO& io, const Operator& op, int scope, int inShift, int sh
     auto popData = [&]() {
         Token x = io.pop(0);
         if (!x.isData())
-            throw BadInput(fmt::format("{}: input and reference disagree: expected an element, found {}", op.where(),
-                                       x.str()));
+            throw BadInput(fmt::format("{}: input and reference disagree: expected an element, found {}",
+                                       op.where(), x.str()));
         return x.value;
     };
     Element x;
@@ -24,7 +24,8 @@ void replayAlongRef(OpIO& io, const Operator& op, int scope, int inShift, int sh
             if (emitted && shift > 0) io.push(0, Token::stop(shift));
             Token t = io.pop(0);
             if (!t.isDone())
-                throw BadInput(fmt::format("{}: reference ended before the input (input has {})", op.where(), t.str()));
+                throw BadInput(
+                    fmt::format("{}: reference ended before the input (input has {})", op.where(), t.str()));
             io.push(0, Token::done());
             return;
         }
@@ -45,8 +46,9 @@ void replayAlongRef(OpIO& io, const Operator& op, int scope, int inShift, int sh
         if (lvl >= 1) {
             Token s = io.pop(0);
             if (!s.isStop() || s.level != lvl)
-                throw BadInput(fmt::format("{}: input and reference disagree: expected S{} on the input, found {}",
-                                           op.where(), lvl, s.str()));
+                throw BadInput(
+                    fmt::format("{}: input and reference disagree: expected S{} on the input, found {}",
+                                op.where(), lvl, s.str()));
         }
     }
 }
@@ -65,15 +67,17 @@ class Expand : public Operator {
         if (in.rank() != ref.rank())
             fail(fmt::format("input shape {} and reference shape {}: {}", in.str(), ref.str(),
                              expectedFound("equal ranks", fmt::format("{} vs {}", in.rank(), ref.rank()))));
-        if (rank_ < 0 || rank_ > in.rank()) fail("argument 'rank': " + expectedFound(fmt::format("0..{}", in.rank()), std::to_string(rank_)));
+        if (rank_ < 0 || rank_ > in.rank())
+            fail("argument 'rank': " + expectedFound(fmt::format("0..{}", in.rank()), std::to_string(rank_)));
         for (int r = 0; r < in.numDims(); ++r) {
             const Expr& a = in.atRank(r).size;
             const Expr& b = ref.atRank(r).size;
             if (r < rank_ && a.constValue() != 1)
-                fail(fmt::format("input dim at rank {} must be 1 to expand; {}", r, expectedFound("1", a.str())));
+                fail(fmt::format("input dim at rank {} must be 1 to expand; {}", r,
+                                 expectedFound("1", a.str())));
             if (r >= rank_ && a.isConst() && b.isConst() && !a.equals(b))
-                fail(fmt::format("input shape {} vs reference shape {} at rank {}: {}", in.str(), ref.str(), r,
-                                 expectedFound(b.str(), a.str())));
+                fail(fmt::format("input shape {} vs reference shape {} at rank {}: {}", in.str(), ref.str(),
+                                 r, expectedFound(b.str(), a.str())));
         }
         out_.push_back({in_[0].dtype, ref});
     }
@@ -91,6 +95,8 @@ class Expand : public Operator {
 
 } // namespace
 
-OperatorKind kindExpand() { return makeKind<Expand>("Expand", {"rank"}); }
+OperatorKind kindExpand() {
+    return makeKind<Expand>("Expand", {"rank"});
+}
 
 } // namespace steprdu::step::ops

@@ -29,7 +29,8 @@ class FlatMap : public Operator {
             Expr n = rows ? t.rows : t.cols;
             pattern.push_back(filter_ || !n.isConst() ? Dim::ragged(name() + "_dyn") : Dim::derived(n));
         } else if (fn_ == "ExpertAddr") {
-            if (in.dtype.kind != DataType::Kind::Selector) fail("input: " + expectedFound("a selector stream", in.dtype.str()));
+            if (in.dtype.kind != DataType::Kind::Selector)
+                fail("input: " + expectedFound("a selector stream", in.dtype.str()));
             n_ = intArg("num_tiles_per_expert");
             base_ = intArg("base_tile", 0);
             outType = DataType::address();
@@ -44,8 +45,9 @@ class FlatMap : public Operator {
             outType = DataType::selector(2);
             pattern.push_back(Dim::ragged(name() + "_dyn"));
         } else {
-            fail("argument 'fn': " + expectedFound("RetileRows, RetileCols, ExpertAddr, CacheReadAddr or FilterLastTile",
-                                                    "'" + fn_ + "'"));
+            fail("argument 'fn': " +
+                 expectedFound("RetileRows, RetileCols, ExpertAddr, CacheReadAddr or FilterLastTile",
+                               "'" + fn_ + "'"));
         }
         if (flatten_) {
             if (pattern.size() != 1) fail("'flatten' needs a one-dimensional expansion");
@@ -73,7 +75,8 @@ class FlatMap : public Operator {
             std::vector<std::int64_t> dims{static_cast<std::int64_t>(items.size())};
             if (fn_ == "ExpertAddr") dims.push_back(1);
             std::size_t k = 0;
-            emitNested(io, 0, dims, 0, [&](const std::vector<std::int64_t>&) { io.push(0, Token::data(items[k++])); });
+            emitNested(io, 0, dims, 0,
+                       [&](const std::vector<std::int64_t>&) { io.push(0, Token::data(items[k++])); });
             closeExpansion(io, 0, 0, levels);
         }
         io.push(0, Token::done());
@@ -93,21 +96,26 @@ class FlatMap : public Operator {
                 if (p.data) {
                     auto& d = const_cast<std::vector<float>&>(*p.data);
                     if (rows)
-                        for (std::int64_t c = 0; c < t.cols; ++c) d[c] = t.at(i, c);
+                        for (std::int64_t c = 0; c < t.cols; ++c)
+                            d[c] = t.at(i, c);
                     else
-                        for (std::int64_t r = 0; r < t.rows; ++r) d[r] = t.at(r, i);
+                        for (std::int64_t r = 0; r < t.rows; ++r)
+                            d[r] = t.at(r, i);
                 }
                 out.push_back(p);
             }
         } else if (fn_ == "ExpertAddr") {
             for (int e : x.selector().selected)
-                for (std::int64_t i = 0; i < n_; ++i) out.push_back(Scalar{static_cast<std::uint64_t>(base_ + e * n_ + i)});
+                for (std::int64_t i = 0; i < n_; ++i)
+                    out.push_back(Scalar{static_cast<std::uint64_t>(base_ + e * n_ + i)});
         } else if (fn_ == "CacheReadAddr") {
             std::uint64_t idx = x.tuple().items.at(0).scalar(), count = x.tuple().items.at(1).scalar();
-            for (std::uint64_t j = 0; j < count; ++j) out.push_back(Scalar{idx * static_cast<std::uint64_t>(n_) + j});
+            for (std::uint64_t j = 0; j < count; ++j)
+                out.push_back(Scalar{idx * static_cast<std::uint64_t>(n_) + j});
         } else { // FilterLastTile
             std::uint64_t count = x.scalar();
-            for (std::uint64_t j = 0; j < count; ++j) out.push_back(Selector{2, {j + 1 == count ? 1 : 0}});
+            for (std::uint64_t j = 0; j < count; ++j)
+                out.push_back(Selector{2, {j + 1 == count ? 1 : 0}});
         }
         return out;
     }
@@ -120,8 +128,8 @@ class FlatMap : public Operator {
 } // namespace
 
 OperatorKind kindFlatMap() {
-    return makeKind<FlatMap>("FlatMap", {"fn", "flatten", "filter_padding", "num_tiles_per_expert", "base_tile",
-                                         "row_offset"});
+    return makeKind<FlatMap>(
+        "FlatMap", {"fn", "flatten", "filter_padding", "num_tiles_per_expert", "base_tile", "row_offset"});
 }
 
 } // namespace steprdu::step::ops

@@ -18,9 +18,10 @@ class Flatten : public Operator {
         max_ = static_cast<int>(intArg("max_rank"));
         const Shape& in = in_[0].shape;
         if (min_ < 0 || max_ <= min_ || max_ > in.rank())
-            fail(fmt::format("ranks {}..{}: {}", min_, max_,
-                             expectedFound(fmt::format("0 <= min < max <= {} (input {})", in.rank(), in.str()),
-                                           fmt::format("min {} max {}", min_, max_))));
+            fail(
+                fmt::format("ranks {}..{}: {}", min_, max_,
+                            expectedFound(fmt::format("0 <= min < max <= {} (input {})", in.rank(), in.str()),
+                                          fmt::format("min {} max {}", min_, max_))));
         Expr product(1);
         bool ragged = false;
         for (int r = min_; r <= max_; ++r) {
@@ -28,9 +29,11 @@ class Flatten : public Operator {
             ragged = ragged || in.atRank(r).kind == DimKind::Ragged;
         }
         std::vector<Dim> dims;
-        for (int r = in.rank(); r > max_; --r) dims.push_back(in.atRank(r));
+        for (int r = in.rank(); r > max_; --r)
+            dims.push_back(in.atRank(r));
         dims.push_back(ragged ? Dim::ragged(name() + "_len") : Dim::derived(product));
-        for (int r = min_ - 1; r >= 0; --r) dims.push_back(in.atRank(r));
+        for (int r = min_ - 1; r >= 0; --r)
+            dims.push_back(in.atRank(r));
         out_.push_back({in_[0].dtype, Shape(dims)});
     }
 
@@ -53,6 +56,8 @@ class Flatten : public Operator {
 
 } // namespace
 
-OperatorKind kindFlatten() { return makeKind<Flatten>("Flatten", {"min_rank", "max_rank"}); }
+OperatorKind kindFlatten() {
+    return makeKind<Flatten>("Flatten", {"min_rank", "max_rank"});
+}
 
 } // namespace steprdu::step::ops

@@ -14,7 +14,8 @@ class LinearOffChipLoad : public Operator {
     std::string kind() const override { return "LinearOffChipLoad"; }
 
     void infer(const Graph& g) override {
-        if (in_.size() > 1) fail(expectedFound("0 inputs, or 1 reference stream", std::to_string(in_.size())));
+        if (in_.size() > 1)
+            fail(expectedFound("0 inputs, or 1 reference stream", std::to_string(in_.size())));
         tensor_ = g.tensorIndex(args().at("tensor").get<std::string>());
         const auto& t = g.tensor(tensor_);
         tr_ = intArg("tile_rows");
@@ -23,7 +24,8 @@ class LinearOffChipLoad : public Operator {
         outShape_ = intListArg("out_shape");
         elemBytes_ = intArg("elem_bytes", elemBytes(t.elem));
         if (tr_ <= 0 || tc_ <= 0 || t.rows % tr_ || t.cols % tc_)
-            fail(fmt::format("tile {}x{} must evenly divide tensor '{}' of {}x{}", tr_, tc_, t.name, t.rows, t.cols));
+            fail(fmt::format("tile {}x{} must evenly divide tensor '{}' of {}x{}", tr_, tc_, t.name, t.rows,
+                             t.cols));
         if (stride_.size() != outShape_.size() || outShape_.empty())
             fail(expectedFound("stride and out_shape of equal, non-zero length",
                                fmt::format("{} and {}", stride_.size(), outShape_.size())));
@@ -33,14 +35,15 @@ class LinearOffChipLoad : public Operator {
             maxIdx += (outShape_[i] - 1) * stride_[i];
         }
         if (maxIdx >= tiles)
-            fail(fmt::format("the affine pattern reaches tile {}, but tensor '{}' has {} tiles of {}x{}", maxIdx,
-                             t.name, tiles, tr_, tc_));
+            fail(fmt::format("the affine pattern reaches tile {}, but tensor '{}' has {} tiles of {}x{}",
+                             maxIdx, t.name, tiles, tr_, tc_));
         std::vector<Dim> dims;
         if (in_.empty())
             dims.push_back(Dim(1));
         else
             dims = in_[0].shape.dims();
-        for (auto d : outShape_) dims.push_back(Dim(d));
+        for (auto d : outShape_)
+            dims.push_back(Dim(d));
         out_.push_back({DataType::makeTile(tr_, tc_, t.elem), Shape(dims)});
     }
 
@@ -49,7 +52,8 @@ class LinearOffChipLoad : public Operator {
         auto pattern = [&]() {
             emitNested(io, 0, outShape_, 0, [&](const std::vector<std::int64_t>& idx) {
                 std::int64_t tile = 0;
-                for (std::size_t i = 0; i < idx.size(); ++i) tile += idx[i] * stride_[i];
+                for (std::size_t i = 0; i < idx.size(); ++i)
+                    tile += idx[i] * stride_[i];
                 io.offChip({tensor_, tile, tileBytes(), tc_ * elemBytes_, tr_, false});
                 io.push(0, Token::data(io.memory().readTile(tensor_, tile, tr_, tc_)));
             });
@@ -89,7 +93,7 @@ class LinearOffChipLoad : public Operator {
 
 OperatorKind kindLinearOffChipLoad() {
     return makeKind<LinearOffChipLoad>("LinearOffChipLoad", {"tensor", "tile_rows", "tile_cols", "stride",
-                                                              "out_shape", "elem_bytes", "par_dispatch"});
+                                                             "out_shape", "elem_bytes", "par_dispatch"});
 }
 
 } // namespace steprdu::step::ops

@@ -21,7 +21,8 @@ class LinearOffChipStore : public Operator {
         if (!tile.isStatic()) fail(expectedFound("static input tiles", tile.str()));
         std::int64_t r = *tile.rows.constValue(), c = *tile.cols.constValue();
         if (t.rows % r || t.cols % c)
-            fail(fmt::format("input tile {}x{} does not evenly divide tensor '{}' of {}x{}", r, c, t.name, t.rows, t.cols));
+            fail(fmt::format("input tile {}x{} does not evenly divide tensor '{}' of {}x{}", r, c, t.name,
+                             t.rows, t.cols));
         auto n = in_[0].shape.totalElements().constValue();
         if (n && *n > (t.rows / r) * (t.cols / c))
             fail(fmt::format("stream of {} tiles does not fit tensor '{}' ({} tiles of {}x{})", *n, t.name,

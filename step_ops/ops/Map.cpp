@@ -38,7 +38,8 @@ class Map : public Operator {
             std::vector<Element> args;
             Work w{0, 0, 0, fn_.fixedCycles(), computeBw_};
             for (auto& x : t) {
-                if (auto tile = std::get_if<Tile>(&x.value.v); tile && tile->readFromMu) w.loadBytes += tile->bytes();
+                if (auto tile = std::get_if<Tile>(&x.value.v); tile && tile->readFromMu)
+                    w.loadBytes += tile->bytes();
                 args.push_back(std::move(x.value));
             }
             Element out = fn_.apply(args, io.functional());
@@ -54,11 +55,13 @@ class Map : public Operator {
 
     Expr flops() const override {
         std::vector<DataType> types;
-        for (auto& t : in_) types.push_back(t.dtype);
+        for (auto& t : in_)
+            types.push_back(t.dtype);
         return in_[0].shape.totalElements() * fn_.flops(types);
     }
     Expr onChipBytesPaper() const override {
-        // Paper §4.2: an inner-product matmul keeps 16 input rows, the weight tile and (for Accum) the output.
+        // Paper §4.2: an inner-product matmul keeps 16 input rows, the weight tile and (for Accum) the
+        // output.
         if (fn_.kind() != Function::Kind::Matmul) return Expr(0);
         return Expr(16) * in_[0].dtype.tile.cols + in_[1].dtype.bytes();
     }
@@ -83,6 +86,8 @@ class Map : public Operator {
 
 } // namespace
 
-OperatorKind kindMap() { return makeKind<Map>("Map", {"fn", "compute_bw", "write_back_mu"}); }
+OperatorKind kindMap() {
+    return makeKind<Map>("Map", {"fn", "compute_bw", "write_back_mu"});
+}
 
 } // namespace steprdu::step::ops

@@ -36,7 +36,8 @@ class MapAccum : public Reduction {
             if (t[0].isData()) {
                 Work w{0, 0, 0, fn_.fixedCycles(), computeBw_};
                 for (auto& x : t)
-                    if (auto tile = std::get_if<Tile>(&x.value.v); tile && tile->readFromMu) w.loadBytes += tile->bytes();
+                    if (auto tile = std::get_if<Tile>(&x.value.v); tile && tile->readFromMu)
+                        w.loadBytes += tile->bytes();
                 w.flops = fn_.flops({t[0].value, t[1].value});
                 Element part = fn_.apply({t[0].value, t[1].value}, io.functional());
                 // An Empty accumulator (0 rows) takes the first partial result as it is; the valid-row count

@@ -20,26 +20,32 @@ DataType mergedType(const Operator& op, const std::vector<StreamType>& inputs, s
     for (std::size_t i = 1; i < count; ++i) {
         const DataType& d = inputs[i].dtype;
         if (d.equals(t)) continue;
-        auto differsOnlySymbolically = [](const Expr& a, const Expr& b) { return a.equals(b) || !a.isConst() || !b.isConst(); };
-        if (t.isTile() && d.isTile() && t.tile.elem == d.tile.elem && differsOnlySymbolically(t.tile.rows, d.tile.rows) &&
+        auto differsOnlySymbolically = [](const Expr& a, const Expr& b) {
+            return a.equals(b) || !a.isConst() || !b.isConst();
+        };
+        if (t.isTile() && d.isTile() && t.tile.elem == d.tile.elem &&
+            differsOnlySymbolically(t.tile.rows, d.tile.rows) &&
             differsOnlySymbolically(t.tile.cols, d.tile.cols)) {
             if (!t.tile.rows.equals(d.tile.rows)) t.tile.rows = Expr::sym(op.name() + "_rows");
             if (!t.tile.cols.equals(d.tile.cols)) t.tile.cols = Expr::sym(op.name() + "_cols");
             continue;
         }
-        throw BadInput(fmt::format("{}: input {}: {}", op.where(), i, expectedFound(inputs[0].dtype.str(), d.str())));
+        throw BadInput(
+            fmt::format("{}: input {}: {}", op.where(), i, expectedFound(inputs[0].dtype.str(), d.str())));
     }
     return t;
 }
 
 std::vector<Token> popLockstep(OpIO& io, const Operator& op, int numInputs) {
     std::vector<Token> t;
-    for (int i = 0; i < numInputs; ++i) t.push_back(io.pop(i));
+    for (int i = 0; i < numInputs; ++i)
+        t.push_back(io.pop(i));
     for (int i = 1; i < numInputs; ++i)
         if (t[i].kind != t[0].kind || t[i].level != t[0].level)
-            throw BadInput(fmt::format("{}: input streams disagree in structure: input 0 has {} where input {} "
-                                       "has {}",
-                                       op.where(), t[0].str(), i, t[i].str()));
+            throw BadInput(
+                fmt::format("{}: input streams disagree in structure: input 0 has {} where input {} "
+                            "has {}",
+                            op.where(), t[0].str(), i, t[i].str()));
     return t;
 }
 

@@ -5,11 +5,11 @@
 
 namespace steprdu::step::ops {
 
-#define STEPRDU_OPERATOR_KINDS(X)                                                                           \
-    X(LinearOffChipLoad) X(LinearOffChipStore) X(RandomOffChipLoad) X(RandomOffChipStore) X(Bufferize)      \
-    X(Streamify) X(Partition) X(Reassemble) X(EagerMerge) X(Parallelize) X(Broadcast) X(Map) X(Accum)     \
-    X(Scan) X(MapAccum) X(FlatMap) X(Flatten) X(Reshape) X(Promote) X(Expand) X(RepeatStatic) X(Zip)       \
-    X(Source) X(Sink)
+#define STEPRDU_OPERATOR_KINDS(X)                                                                            \
+    X(LinearOffChipLoad)                                                                                     \
+    X(LinearOffChipStore) X(RandomOffChipLoad) X(RandomOffChipStore) X(Bufferize) X(Streamify) X(Partition)  \
+        X(Reassemble) X(EagerMerge) X(Parallelize) X(Broadcast) X(Map) X(Accum) X(Scan) X(MapAccum)          \
+            X(FlatMap) X(Flatten) X(Reshape) X(Promote) X(Expand) X(RepeatStatic) X(Zip) X(Source) X(Sink)
 
 #define STEPRDU_DECLARE_KIND(K) OperatorKind kind##K();
 STEPRDU_OPERATOR_KINDS(STEPRDU_DECLARE_KIND)
@@ -17,7 +17,8 @@ STEPRDU_OPERATOR_KINDS(STEPRDU_DECLARE_KIND)
 
 // Registry entry for operator class T with the given accepted argument names.
 template <class T> OperatorKind makeKind(const char* kind, std::vector<std::string> args) {
-    return {kind, std::move(args), [](const std::string& n, const nlohmann::json& a, const std::vector<StreamRef>& in) {
+    return {kind, std::move(args),
+            [](const std::string& n, const nlohmann::json& a, const std::vector<StreamRef>& in) {
                 return std::unique_ptr<Operator>(new T(n, a, in));
             }};
 }

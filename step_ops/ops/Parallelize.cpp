@@ -36,7 +36,8 @@ class Parallelize : public Operator {
             io.push(next, t);
             if ((rank == 0 && t.isData()) || (t.isStop() && t.level >= rank)) next = (next + 1) % n_;
         }
-        for (int i = 0; i < n_; ++i) io.push(i, Token::done());
+        for (int i = 0; i < n_; ++i)
+            io.push(i, Token::done());
     }
 
   private:

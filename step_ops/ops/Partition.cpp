@@ -20,7 +20,8 @@ class Partition : public Operator {
             fail("input 1 (selector): " + expectedFound("a selector stream", in_[1].dtype.str()));
         if (in_[1].dtype.selectorWidth != n_)
             fail(fmt::format("selector width {} != num_consumers {}", in_[1].dtype.selectorWidth, n_));
-        if (rank_ < 0 || rank_ > in.rank()) fail("argument 'rank': " + expectedFound(fmt::format("0..{}", in.rank()), std::to_string(rank_)));
+        if (rank_ < 0 || rank_ > in.rank())
+            fail("argument 'rank': " + expectedFound(fmt::format("0..{}", in.rank()), std::to_string(rank_)));
         checkOuterMatch(in, sel, rank_);
         for (int i = 0; i < n_; ++i) {
             std::vector<Dim> dims{Dim::dynamic(fmt::format("{}_{:03d}", name(), i))};
@@ -30,12 +31,14 @@ class Partition : public Operator {
 
     void run(OpIO& io) const override {
         std::vector<int> all(n_);
-        for (int i = 0; i < n_; ++i) all[i] = i;
+        for (int i = 0; i < n_; ++i)
+            all[i] = i;
         for (;;) {
             Token s = io.pop(1);
             if (s.isDone()) {
                 expect(io.pop(0), Token::Kind::Done, 0);
-                for (int i : all) io.push(i, Token::done());
+                for (int i : all)
+                    io.push(i, Token::done());
                 return;
             }
             if (s.isStop()) { // an outer boundary with no chunk before it
@@ -46,17 +49,20 @@ class Partition : public Operator {
             if (rank_ == 0) {
                 Token t = io.pop(0);
                 if (!t.isData()) fail("input and selector disagree: expected an element, found " + t.str());
-                for (int i : targets) io.push(i, t);
+                for (int i : targets)
+                    io.push(i, t);
                 continue;
             }
             for (;;) {
                 Token t = io.pop(0);
                 if (t.isDone()) fail("input ended inside a chunk");
                 if (t.isData() || t.level < rank_) {
-                    for (int i : targets) io.push(i, t);
+                    for (int i : targets)
+                        io.push(i, t);
                     continue;
                 }
-                for (int i : targets) io.push(i, Token::stop(rank_));
+                for (int i : targets)
+                    io.push(i, Token::stop(rank_));
                 if (t.level > rank_) expect(io.pop(1), Token::Kind::Stop, t.level - rank_);
                 break;
             }
@@ -72,7 +78,8 @@ class Partition : public Operator {
     void checkOuterMatch(const Shape& in, const Shape& sel, int rank) const {
         Shape outer = in.outer(rank);
         if (outer.numDims() != sel.numDims())
-            fail(fmt::format("selector shape {} must equal the input's outer dims {}", sel.str(), outer.str()));
+            fail(fmt::format("selector shape {} must equal the input's outer dims {}", sel.str(),
+                             outer.str()));
         for (int i = 0; i < sel.numDims(); ++i) {
             const Expr &a = outer.dims()[i].size, &b = sel.dims()[i].size;
             if (a.isConst() && b.isConst() && !a.equals(b))

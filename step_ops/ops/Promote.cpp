@@ -17,11 +17,13 @@ class Promote : public Operator {
         const Shape& in = in_[0].shape;
         rank_ = static_cast<int>(intArg("rank", in.rank() + 1));
         if (rank_ < 0 || rank_ > in.rank() + 1)
-            fail("argument 'rank': " + expectedFound(fmt::format("0..{}", in.rank() + 1), std::to_string(rank_)));
+            fail("argument 'rank': " +
+                 expectedFound(fmt::format("0..{}", in.rank() + 1), std::to_string(rank_)));
         std::vector<Dim> dims = in.dims();
         if (rank_ == in.rank() + 1) {
             const Dim& outer = in.dims()[0];
-            Dim one = outer.isStatic() ? Dim(*outer.size.constValue() > 0 ? 1 : 0) : Dim::derived(Expr::step(outer.size));
+            Dim one = outer.isStatic() ? Dim(*outer.size.constValue() > 0 ? 1 : 0)
+                                       : Dim::derived(Expr::step(outer.size));
             dims.insert(dims.begin(), one);
         } else {
             dims.insert(dims.end() - rank_, Dim(1));
@@ -61,6 +63,8 @@ class Promote : public Operator {
 
 } // namespace
 
-OperatorKind kindPromote() { return makeKind<Promote>("Promote", {"rank"}); }
+OperatorKind kindPromote() {
+    return makeKind<Promote>("Promote", {"rank"});
+}
 
 } // namespace steprdu::step::ops

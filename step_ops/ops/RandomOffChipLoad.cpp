@@ -23,7 +23,8 @@ class RandomOffChipLoad : public Operator {
         base_ = intArg("base_tile", 0);
         elemBytes_ = intArg("elem_bytes", elemBytes(t.elem));
         if (tr_ <= 0 || tc_ <= 0 || t.rows % tr_ || t.cols % tc_)
-            fail(fmt::format("tile {}x{} must evenly divide tensor '{}' of {}x{}", tr_, tc_, t.name, t.rows, t.cols));
+            fail(fmt::format("tile {}x{} must evenly divide tensor '{}' of {}x{}", tr_, tc_, t.name, t.rows,
+                             t.cols));
         out_.push_back({DataType::makeTile(tr_, tc_, t.elem), in_[0].shape});
     }
 
@@ -41,7 +42,9 @@ class RandomOffChipLoad : public Operator {
         }
     }
 
-    Expr offChipBytes() const override { return out_[0].shape.totalElements() * Expr(tr_ * tc_ * elemBytes_); }
+    Expr offChipBytes() const override {
+        return out_[0].shape.totalElements() * Expr(tr_ * tc_ * elemBytes_);
+    }
     Expr onChipBytes() const override { return Expr(tr_ * tc_ * elemBytes_); }
     Expr onChipBytesPaper() const override { return Expr(2 * tr_ * tc_ * elemBytes_); }
 
@@ -53,8 +56,8 @@ class RandomOffChipLoad : public Operator {
 } // namespace
 
 OperatorKind kindRandomOffChipLoad() {
-    return makeKind<RandomOffChipLoad>("RandomOffChipLoad",
-                                       {"tensor", "tile_rows", "tile_cols", "base_tile", "elem_bytes", "par_dispatch"});
+    return makeKind<RandomOffChipLoad>(
+        "RandomOffChipLoad", {"tensor", "tile_rows", "tile_cols", "base_tile", "elem_bytes", "par_dispatch"});
 }
 
 } // namespace steprdu::step::ops

@@ -16,7 +16,8 @@ class RandomOffChipStore : public Operator {
     void infer(const Graph& g) override {
         expectInputs(2);
         if (!in_[0].dtype.equals(DataType::address()))
-            fail("input 0 (write addresses): " + expectedFound(DataType::address().str(), in_[0].dtype.str()));
+            fail("input 0 (write addresses): " +
+                 expectedFound(DataType::address().str(), in_[0].dtype.str()));
         expectTile(1);
         tensor_ = g.tensorIndex(args().at("tensor").get<std::string>());
         const auto& tile = in_[1].dtype.tile;
@@ -34,7 +35,8 @@ class RandomOffChipStore : public Operator {
                 continue;
             }
             Token d = io.pop(1);
-            while (d.isStop()) d = io.pop(1);
+            while (d.isStop())
+                d = io.pop(1);
             if (a.isDone() || d.isDone()) {
                 if (!(a.isDone() && d.isDone()))
                     fail("address and data streams hold different numbers of elements");

@@ -15,7 +15,8 @@ class Reassemble : public Operator {
     std::string kind() const override { return "Reassemble"; }
 
     void infer(const Graph&) override {
-        if (in_.size() < 2) fail(expectedFound("at least one data stream and a selector", std::to_string(in_.size())));
+        if (in_.size() < 2)
+            fail(expectedFound("at least one data stream and a selector", std::to_string(in_.size())));
         n_ = static_cast<int>(in_.size()) - 1;
         rank_ = static_cast<int>(intArg("rank"));
         const StreamType& sel = in_[n_];

@@ -40,6 +40,8 @@ class RepeatStatic : public Operator {
 
 } // namespace
 
-OperatorKind kindRepeatStatic() { return makeKind<RepeatStatic>("RepeatStatic", {"count"}); }
+OperatorKind kindRepeatStatic() {
+    return makeKind<RepeatStatic>("RepeatStatic", {"count"});
+}
 
 } // namespace steprdu::step::ops

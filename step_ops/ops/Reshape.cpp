@@ -20,21 +20,25 @@ class Reshape : public Operator {
         padStream_ = boolArg("pad_stream", false);
         const Shape& in = in_[0].shape;
         if (chunk_ < 1) fail("argument 'chunk': " + expectedFound(">= 1", std::to_string(chunk_)));
-        if (rank_ < 0 || rank_ > in.rank()) fail("argument 'rank': " + expectedFound(fmt::format("0..{}", in.rank()), std::to_string(rank_)));
+        if (rank_ < 0 || rank_ > in.rank())
+            fail("argument 'rank': " + expectedFound(fmt::format("0..{}", in.rank()), std::to_string(rank_)));
         const Dim& d = in.atRank(rank_);
         bool divisible = d.size.isConst() && *d.size.constValue() % chunk_ == 0;
         if (rank_ > 0 && !divisible)
-            fail(fmt::format("dimension at rank {} of {} must be a static multiple of {}; found {}", rank_, in.str(),
-                             chunk_, d.str()));
+            fail(fmt::format("dimension at rank {} of {} must be a static multiple of {}; found {}", rank_,
+                             in.str(), chunk_, d.str()));
         if (rank_ == 0 && !divisible && !pad_ && chunk_ != 1)
-            fail(fmt::format("innermost dimension {} is not a static multiple of {}; give 'pad' to pad it", d.str(), chunk_));
+            fail(fmt::format("innermost dimension {} is not a static multiple of {}; give 'pad' to pad it",
+                             d.str(), chunk_));
         if (pad_ && !in_[0].dtype.isTile()) fail("'pad' needs a tile stream");
         Expr n = Expr::ceilDiv(d.size, Expr(chunk_));
         std::vector<Dim> dims;
-        for (int r = in.rank(); r > rank_; --r) dims.push_back(in.atRank(r));
+        for (int r = in.rank(); r > rank_; --r)
+            dims.push_back(in.atRank(r));
         dims.push_back(d.kind == DimKind::Ragged ? Dim(n, DimKind::Ragged) : Dim::derived(n));
         dims.push_back(Dim(chunk_));
-        for (int r = rank_ - 1; r >= 0; --r) dims.push_back(in.atRank(r));
+        for (int r = rank_ - 1; r >= 0; --r)
+            dims.push_back(in.atRank(r));
         out_.push_back({in_[0].dtype, Shape(dims)});
         if (padStream_) out_.push_back({DataType::makeTile(1, 1, ElemType::Bool), Shape(dims)});
     }
@@ -59,7 +63,8 @@ class Reshape : public Operator {
         for (;;) {
             Token t = io.pop(0);
             if (rank_ > 0) {
-                if (t.isStop() && t.level == rank_) t.level = (++count % chunk_ == 0) ? rank_ + 1 : rank_;
+                if (t.isStop() && t.level == rank_)
+                    t.level = (++count % chunk_ == 0) ? rank_ + 1 : rank_;
                 else if (t.isStop() && t.level > rank_) {
                     count = 0;
                     t.level += 1;
@@ -79,7 +84,8 @@ class Reshape : public Operator {
             }
             // End of a vector (stop) or of the stream (Done): pad the open chunk and close it.
             if (count > 0) {
-                for (; count < chunk_; ++count) emit(Token::data(padTile), true);
+                for (; count < chunk_; ++count)
+                    emit(Token::data(padTile), true);
                 count = 0;
                 emit(Token::stop(t.isStop() ? t.level + 1 : 1), false);
             } else if (t.isStop()) {

@@ -28,7 +28,8 @@ class Scan : public Reduction {
                 continue;
             }
             Work w{0, fn_.flops({acc, t.value}), 0, fn_.fixedCycles(), computeBw_};
-            if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu) w.loadBytes = tile->bytes();
+            if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu)
+                w.loadBytes = tile->bytes();
             acc = fn_.apply({acc, t.value}, io.functional());
             Element out = finish(acc, w);
             io.work(w);

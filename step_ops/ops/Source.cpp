@@ -34,7 +34,8 @@ class Source : public Operator {
     }
 
     void run(OpIO& io) const override {
-        for (const Token& t : tokens_) io.push(0, t);
+        for (const Token& t : tokens_)
+            io.push(0, t);
         io.push(0, Token::done());
     }
 
@@ -51,14 +52,18 @@ class Source : public Operator {
                 Selector sel{dt.selectorWidth, j.get<std::vector<int>>()};
                 for (int i : sel.selected)
                     if (i < 0 || i >= dt.selectorWidth)
-                        fail(fmt::format("selector index {}: {}", i, expectedFound(fmt::format("0..{}", dt.selectorWidth - 1), std::to_string(i))));
+                        fail(fmt::format(
+                            "selector index {}: {}", i,
+                            expectedFound(fmt::format("0..{}", dt.selectorWidth - 1), std::to_string(i))));
                 out.push_back(Token::data(sel));
             } else if (dt.kind == DataType::Kind::Tile && j.is_object() && j.contains("tile")) {
                 auto rows = j["tile"].get<std::vector<std::vector<float>>>();
-                Tile t = Tile::zeros(static_cast<std::int64_t>(rows.size()), rows.empty() ? 0 : static_cast<std::int64_t>(rows[0].size()), true);
+                Tile t = Tile::zeros(static_cast<std::int64_t>(rows.size()),
+                                     rows.empty() ? 0 : static_cast<std::int64_t>(rows[0].size()), true);
                 auto& d = const_cast<std::vector<float>&>(*t.data);
                 for (std::size_t r = 0; r < rows.size(); ++r)
-                    for (std::size_t c = 0; c < rows[r].size(); ++c) d[r * rows[0].size() + c] = rows[r][c];
+                    for (std::size_t c = 0; c < rows[r].size(); ++c)
+                        d[r * rows[0].size() + c] = rows[r][c];
                 out.push_back(Token::data(t));
             } else if (dt.equals(DataType::address()) && j.is_number_unsigned()) {
                 out.push_back(Token::data(Scalar{j.get<std::uint64_t>()}));
@@ -91,6 +96,8 @@ class Sink : public Operator {
 OperatorKind kindSource() {
     return makeKind<Source>("Source", {"type", "shape", "tokens", "width", "tile_rows", "tile_cols"});
 }
-OperatorKind kindSink() { return makeKind<Sink>("Sink", {}); }
+OperatorKind kindSink() {
+    return makeKind<Sink>("Sink", {});
+}
 
 } // namespace steprdu::step::ops

@@ -13,7 +13,8 @@ class Streamify : public Operator {
     std::string kind() const override { return "Streamify"; }
 
     void infer(const Graph&) override {
-        if (in_.empty() || in_.size() > 2) fail(expectedFound("a buffer stream and an optional reference", std::to_string(in_.size())));
+        if (in_.empty() || in_.size() > 2)
+            fail(expectedFound("a buffer stream and an optional reference", std::to_string(in_.size())));
         if (in_[0].dtype.kind != DataType::Kind::Buffer)
             fail("input 0: " + expectedFound("a buffer stream", in_[0].dtype.str()));
         const Shape& buf = *in_[0].dtype.bufferShape;
@@ -22,7 +23,8 @@ class Streamify : public Operator {
         if (in_.size() == 1) {
             repeat_ = args().contains("repeat") ? intListArg("repeat") : std::vector<std::int64_t>{};
             std::vector<Dim> dims = in_[0].shape.dims();
-            for (auto r : repeat_) dims.push_back(Dim(r));
+            for (auto r : repeat_)
+                dims.push_back(Dim(r));
             out_.push_back({tile, Shape(dims).concat(buf)});
             return;
         }
@@ -35,14 +37,16 @@ class Streamify : public Operator {
             const auto& b = ref.dims()[i].size;
             if (a.isConst() && b.isConst() && !a.equals(b))
                 fail(fmt::format("reference shape {} does not extend buffer stream shape {}; {}", ref.str(),
-                                 in_[0].shape.str(), expectedFound(a.str(), b.str()) + " at dim " + std::to_string(i)));
+                                 in_[0].shape.str(),
+                                 expectedFound(a.str(), b.str()) + " at dim " + std::to_string(i)));
         }
         out_.push_back({tile, ref.concat(buf)});
     }
 
     void run(OpIO& io) const override {
         auto emitBuffer = [&](const Element& b) {
-            for (const Token& t : *b.buffer().tokens) io.push(0, t);
+            for (const Token& t : *b.buffer().tokens)
+                io.push(0, t);
             io.work({b.buffer().bytes, 0, 0, std::nullopt, 0});
         };
         if (in_.size() == 1) {
@@ -54,7 +58,8 @@ class Streamify : public Operator {
                     io.push(0, Token::stop(t.level + levels));
                     continue;
                 }
-                emitNested(io, 0, repeat_, bufRank_, [&](const std::vector<std::int64_t>&) { emitBuffer(t.value); });
+                emitNested(io, 0, repeat_, bufRank_,
+                           [&](const std::vector<std::int64_t>&) { emitBuffer(t.value); });
                 closeExpansion(io, 0, 0, levels);
             }
             io.push(0, Token::done());
@@ -63,7 +68,9 @@ class Streamify : public Operator {
         replayAlongRef(io, *this, scope_, scope_, bufRank_, emitBuffer);
     }
 
-    Expr onChipBytes() const override { return in_[0].dtype.bytes() + DataType::makeTile(in_[0].dtype.tile).bytes(); }
+    Expr onChipBytes() const override {
+        return in_[0].dtype.bytes() + DataType::makeTile(in_[0].dtype.tile).bytes();
+    }
     Expr onChipBytesPaper() const override { return Expr(0); }
 
   private:
@@ -73,6 +80,8 @@ class Streamify : public Operator {
 
 } // namespace
 
-OperatorKind kindStreamify() { return makeKind<Streamify>("Streamify", {"repeat"}); }
+OperatorKind kindStreamify() {
+    return makeKind<Streamify>("Streamify", {"repeat"});
+}
 
 } // namespace steprdu::step::ops

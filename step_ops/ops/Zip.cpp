@@ -38,6 +38,8 @@ class Zip : public Operator {
 
 } // namespace
 
-OperatorKind kindZip() { return makeKind<Zip>("Zip", {}); }
+OperatorKind kindZip() {
+    return makeKind<Zip>("Zip", {});
+}
 
 } // namespace steprdu::step::ops

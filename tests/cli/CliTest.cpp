@@ -24,7 +24,8 @@ Result run(const std::string& args) {
     FILE* p = popen(cmd.c_str(), "r");
     std::string out;
     std::array<char, 4096> buf{};
-    while (auto n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+    while (auto n = fread(buf.data(), 1, buf.size(), p))
+        out.append(buf.data(), n);
     int status = pclose(p);
     std::ifstream e(errFile);
     std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
@@ -78,8 +79,8 @@ TEST(CliOutput, RunJsonHasTheContractKeys) {
     auto r = run("run swiglu tile_b=16 --json");
     ASSERT_EQ(r.code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
-    for (auto k : {"testbench", "backend", "hw", "params", "cycles", "off_chip_bytes", "on_chip_bytes", "flops",
-                   "wall_seconds"})
+    for (auto k : {"testbench", "backend", "hw", "params", "cycles", "off_chip_bytes", "on_chip_bytes",
+                   "flops", "wall_seconds"})
         EXPECT_TRUE(j.contains(k)) << k;
     EXPECT_TRUE(j["cycles"].is_null());
     EXPECT_LE(j["rel_error"].get<double>(), 1e-4);
@@ -91,43 +92,51 @@ using namespace steprdu::step;
 
 TEST(CliGraphErrors, ShapeMismatchNamesOperatorAndShapes) {
     GraphBuilder b;
-    Stream a = b.source("tile", Shape({Dim(4)}), nlohmann::json::array({1, 2, 3, 4}), {{"tile_rows", 1}, {"tile_cols", 1}}, "a");
-    Stream c = b.source("tile", Shape({Dim(3)}), nlohmann::json::array({1, 2, 3}), {{"tile_rows", 1}, {"tile_cols", 1}}, "c");
+    Stream a = b.source("tile", Shape({Dim(4)}), nlohmann::json::array({1, 2, 3, 4}),
+                        {{"tile_rows", 1}, {"tile_cols", 1}}, "a");
+    Stream c = b.source("tile", Shape({Dim(3)}), nlohmann::json::array({1, 2, 3}),
+                        {{"tile_rows", 1}, {"tile_cols", 1}}, "c");
     try {
         b.map({a, c}, Function(Function::Kind::Add), {}, "add");
         FAIL() << "expected BadInput";
     } catch (const BadInput& e) {
-        EXPECT_EQ(std::string(e.what()), "Map 'add': input 1 shape [3] vs input 0 shape [4]: expected 4, found 3 at dim 0");
+        EXPECT_EQ(std::string(e.what()),
+                  "Map 'add': input 1 shape [3] vs input 0 shape [4]: expected 4, found 3 at dim 0");
     }
 }
 
 TEST(CliGraphErrors, DanglingStreamIsReported) {
     GraphBuilder b;
-    b.source("tile", Shape({Dim(1)}), nlohmann::json::array({1}), {{"tile_rows", 1}, {"tile_cols", 1}}, "lonely");
+    b.source("tile", Shape({Dim(1)}), nlohmann::json::array({1}), {{"tile_rows", 1}, {"tile_cols", 1}},
+             "lonely");
     try {
         b.finish();
         FAIL() << "expected BadInput";
     } catch (const BadInput& e) {
         EXPECT_NE(std::string(e.what()).find("Source 'lonely': output 0"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("has no consumer (dangling stream)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("has no consumer (dangling stream)"), std::string::npos)
+            << e.what();
     }
 }
 
 TEST(CliGraphErrors, UnknownOperatorArgumentSuggestsTheRightOne) {
     GraphBuilder b;
-    Stream a = b.source("tile", Shape({Dim(1), Dim(2)}), nlohmann::json::array({1, 2, "S1"}), {{"tile_rows", 1}, {"tile_cols", 1}}, "a");
+    Stream a = b.source("tile", Shape({Dim(1), Dim(2)}), nlohmann::json::array({1, 2, "S1"}),
+                        {{"tile_rows", 1}, {"tile_cols", 1}}, "a");
     try {
         b.add("Flatten", {{"min_rank", 0}, {"max_rnak", 1}}, {a}, "flat");
         FAIL() << "expected BadInput";
     } catch (const BadInput& e) {
-        EXPECT_EQ(std::string(e.what()), "Flatten 'flat': unknown argument 'max_rnak'; expected one of min_rank, max_rank; "
-                                         "did you mean 'max_rank'?");
+        EXPECT_EQ(std::string(e.what()),
+                  "Flatten 'flat': unknown argument 'max_rnak'; expected one of min_rank, max_rank; "
+                  "did you mean 'max_rank'?");
     }
 }
 
 TEST(CliGraphErrors, GraphJsonRoundTrips) {
     GraphBuilder b;
-    Stream a = b.source("tile", Shape({Dim(1), Dim(2)}), nlohmann::json::array({1, 2, "S1"}), {{"tile_rows", 1}, {"tile_cols", 1}}, "a");
+    Stream a = b.source("tile", Shape({Dim(1), Dim(2)}), nlohmann::json::array({1, 2, "S1"}),
+                        {{"tile_rows", 1}, {"tile_cols", 1}}, "a");
     b.sink(b.flatten(a, 0, 1, "flat"), "out");
     Graph g = b.finish();
     Graph h = Graph::fromJson(g.toJson());

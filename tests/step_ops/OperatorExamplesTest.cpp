@@ -40,7 +40,8 @@ TEST(StepOffChip, Figure2LoadWithDynamicReferenceReplaysTheAffineRead) {
     // reference element: output shape [D1, 1, 4].
     GraphBuilder b;
     std::vector<float> w(64 * 256);
-    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 256 / 64); // tile column index
+    for (std::size_t i = 0; i < w.size(); ++i)
+        w[i] = static_cast<float>(i % 256 / 64); // tile column index
     b.tensor("W", 64, 256, w);
     Stream ref = b.metadataGen({7, 8, 9}, Shape({Dim::dynamic("D1")}), "ref");
     Stream load = b.linearOffChipLoad("W", 64, 64, {4, 1}, {1, 4}, ref, 0, 1, "load");
@@ -212,7 +213,8 @@ TEST(StepRouting, EagerMergeTagsEachChunkWithItsSource) {
         sources += r.sinks.at("sel")[i].str();
     }
     // Each chunk's selector names the input it came from.
-    for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(values[i] == 3.0f, sources.substr(i * 3, 3) == "(1)");
+    for (std::size_t i = 0; i < 3; ++i)
+        EXPECT_EQ(values[i] == 3.0f, sources.substr(i * 3, 3) == "(1)");
 }
 
 TEST(StepRouting, ParallelizeRoundRobin) {

@@ -28,7 +28,8 @@ double runSimplifiedMoe(int tile, const std::vector<int>& route, std::uint64_t s
     }
     b.tensor("out", kRows, kN);
     std::vector<std::vector<int>> sel;
-    for (int r : route) sel.push_back({r});
+    for (int r : route)
+        sel.push_back({r});
     Stream in = b.linearOffChipLoad("x", 1, kD, {1, 1}, {kRows, 1}, std::nullopt, 0, 1, "in_stream");
     Stream selector = b.selectGen(sel, kExperts, Shape({Dim(1), Dim(kRows)}), "selector");
     auto partition = b.partition(in, selector, 1, kExperts, "partition");
@@ -40,15 +41,15 @@ double runSimplifiedMoe(int tile, const std::vector<int>& route, std::uint64_t s
         Stream packed;
         if (tile > 0) {
             Stream chunks = b.reshape(rows, tile, 0, true, p + "reshape_to_tile");
-            packed = b.accum(chunks, Function(Function::Kind::RetileRow), InitFn::empty(kD), 1, {}, TileType{tile, kD},
-                             p + "collect_rows");
+            packed = b.accum(chunks, Function(Function::Kind::RetileRow), InitFn::empty(kD), 1, {},
+                             TileType{tile, kD}, p + "collect_rows");
         } else {
             Stream one = b.promote(rows, std::nullopt, p + "promote");
-            packed = b.accum(one, Function(Function::Kind::RetileRow), InitFn::empty(kD), 1, {}, TileType{di, kD},
-                             p + "collect_rows");
+            packed = b.accum(one, Function(Function::Kind::RetileRow), InitFn::empty(kD), 1, {},
+                             TileType{di, kD}, p + "collect_rows");
         }
-        Stream weights = b.flatten(b.linearOffChipLoad("W_" + std::to_string(i), 64, 64, {4, 1}, {1, 4}, packed, 0, 1,
-                                                       p + "weight_load"),
+        Stream weights = b.flatten(b.linearOffChipLoad("W_" + std::to_string(i), 64, 64, {4, 1}, {1, 4},
+                                                       packed, 0, 1, p + "weight_load"),
                                    0, 1, p + "flatten_w");
         Stream expanded = b.expand(b.promote(packed, 0, p + "reshape_in"), weights, 1, p + "expand_in");
         Stream product = b.map({expanded, weights}, Function::matmul(), {1024, false}, p + "matmul_map");
@@ -68,10 +69,12 @@ double runSimplifiedMoe(int tile, const std::vector<int>& route, std::uint64_t s
     for (int r = 0; r < kRows; ++r)
         for (int n = 0; n < kN; ++n) {
             double s = 0;
-            for (int d = 0; d < kD; ++d) s += double(x[r * kD + d]) * w[route[r]][d * kN + n];
+            for (int d = 0; d < kD; ++d)
+                s += double(x[r * kD + d]) * w[route[r]][d * kN + n];
             want[r * kN + n] = s;
         }
-    // Norm-wise relative error ||got - want|| / ||want||: float32 sums of 64 products against a double reference.
+    // Norm-wise relative error ||got - want|| / ||want||: float32 sums of 64 products against a double
+    // reference.
     double num = 0, den = 0;
     for (int i = 0; i < kRows * kN; ++i) {
         num += (got[i] - want[i]) * (got[i] - want[i]);
@@ -88,7 +91,8 @@ TEST_P(SimplifiedMoe, MatchesDirectComputationOnRandomRouting) {
     std::mt19937 rng(1234);
     for (int trial = 0; trial < 3; ++trial) {
         std::vector<int> route(kRows);
-        for (auto& r : route) r = static_cast<int>(rng() % kExperts);
+        for (auto& r : route)
+            r = static_cast<int>(rng() % kExperts);
         EXPECT_LE(runSimplifiedMoe(GetParam(), route, 100 + trial), 1e-4) << "trial " << trial;
     }
 }
@@ -98,5 +102,6 @@ TEST_P(SimplifiedMoe, HandlesAnExpertWithNoRows) {
     EXPECT_LE(runSimplifiedMoe(GetParam(), route, 7), 1e-4);
 }
 
-INSTANTIATE_TEST_SUITE_P(StepTileSizes, SimplifiedMoe, ::testing::Values(1, 4, 16, 0),
-                         [](const auto& info) { return info.param ? "tile" + std::to_string(info.param) : std::string("dynamic"); });
+INSTANTIATE_TEST_SUITE_P(StepTileSizes, SimplifiedMoe, ::testing::Values(1, 4, 16, 0), [](const auto& info) {
+    return info.param ? "tile" + std::to_string(info.param) : std::string("dynamic");
+});

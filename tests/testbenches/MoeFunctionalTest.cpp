@@ -31,11 +31,13 @@ TEST(TbMoeFunctional, DynamicTilingMatchesDirectComputation) {
 
 TEST(TbMoeFunctional, TimeMultiplexedRegionsMatchDirectComputation) {
     expectFunctional("moe", {"hidden=64", "inter=128", "tile_f=32", "tile_n=8", "regions=2", "elem_bytes=4"});
-    expectFunctional("moe", {"hidden=64", "inter=128", "tile_f=32", "tile_n=dynamic", "regions=4", "elem_bytes=4"});
+    expectFunctional("moe",
+                     {"hidden=64", "inter=128", "tile_f=32", "tile_n=dynamic", "regions=4", "elem_bytes=4"});
 }
 
 TEST(TbMoeFunctional, QwenShapedRoutingWithUnusedExperts) {
-    expectFunctional("moe", {"model=qwen", "hidden=32", "inter=64", "tile_f=32", "tile_n=4", "batch=16", "elem_bytes=4"});
+    expectFunctional(
+        "moe", {"model=qwen", "hidden=32", "inter=64", "tile_f=32", "tile_n=4", "batch=16", "elem_bytes=4"});
 }
 
 TEST(TbSwigluFunctional, MatchesDirectComputation) {
