@@ -26,7 +26,8 @@ struct Task;
 class InterpIO : public OpIO {
   public:
     InterpIO(Task& t) : task_(t) {}
-    const Token& peek(int in) override;
+    using OpIO::peek;
+    const Token& peek(int in, int ahead) override;
     Token pop(int in) override;
     void push(int out, Token t) override;
     int firstAvailable(const std::vector<int>& ins) override;
@@ -58,15 +59,15 @@ struct Task {
     }
 };
 
-const Token& InterpIO::peek(int in) {
+const Token& InterpIO::peek(int in, int ahead) {
     Channel* c = task_.in.at(in);
-    while (c->q.empty())
+    while (static_cast<int>(c->q.size()) <= ahead)
         task_.block(fmt::format("input {} (from {})", in, c->from));
-    return c->q.front();
+    return c->q[ahead];
 }
 
 Token InterpIO::pop(int in) {
-    peek(in);
+    peek(in, 0);
     Channel* c = task_.in[in];
     Token t = std::move(c->q.front());
     c->q.pop_front();
@@ -88,7 +89,7 @@ int InterpIO::firstAvailable(const std::vector<int>& ins) {
 }
 
 void InterpIO::offChip(const OffChipAccess& a) {
-    (a.write ? task_.result->offChipWriteBytes : task_.result->offChipReadBytes) += a.bytes;
+    (a.write ? task_.result->offChipWriteBytes : task_.result->offChipReadBytes) += a.bytes();
 }
 
 bool InterpIO::functional() const {

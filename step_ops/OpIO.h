@@ -12,29 +12,50 @@ namespace steprdu::step {
 
 class TensorStore;
 
-// Cost of processing one element, for the executor's timing policy.
+// What processing one element costs, described by resource use; each executor's timing policy turns it into
+// time (the roofline backend: the published simulator's per-operator rules).
 struct Work {
-    std::int64_t loadBytes = 0; // read from a memory unit (inputs with readFromMu)
+    enum class Kind {
+        Compute,       // a function application (Map, Accum, Scan, MapAccum)
+        Route,         // one element through Partition / Reassemble
+        Merge,         // one element through EagerMerge
+        Repeat,        // one extra copy of RepeatStatic
+        BufferElement, // one element into (Bufferize) or out of (Streamify) an on-chip buffer
+    };
+    Kind kind = Kind::Compute;
+    std::int64_t loadElems = 0, loadBytes = 0;   // read from a memory unit (inputs with readFromMu)
+    std::int64_t storeElems = 0, storeBytes = 0; // written back to a memory unit (write_back_mu)
     std::int64_t flops = 0;
-    std::int64_t storeBytes = 0;             // written back to a memory unit (write_back_mu)
     std::optional<std::int64_t> fixedCycles; // functions with a fixed cost
     std::int64_t computeBw = 0;
+
+    void addLoad(const Tile& t) {
+        loadElems += t.rows * t.cols;
+        loadBytes += t.bytes();
+    }
+    void addStore(const Tile& t) {
+        storeElems += t.rows * t.cols;
+        storeBytes += t.bytes();
+    }
 };
 
-// One off-chip access of a whole tile: which tensor, which tile, how many bytes.
+// One off-chip access of a whole tile. Requests are issued per tile row and 64-byte chunk of it.
 struct OffChipAccess {
     int tensor = -1;
     std::int64_t tileIndex = 0;
-    std::int64_t bytes = 0;
-    std::int64_t rowBytes = 0; // bytes per tile row (requests are issued per row and 64 B column chunk)
-    std::int64_t rows = 0;
+    std::int64_t rows = 0, cols = 0;
+    int elemBytes = 4; // bytes per element as the operator counts them (a load's elem_bytes)
+    int parDispatch = 1;
     bool write = false;
+    std::int64_t bytes() const { return rows * cols * elemBytes; }
 };
 
 class OpIO {
   public:
     virtual ~OpIO() = default;
-    virtual const Token& peek(int in) = 0;
+    // The token `ahead` positions behind the head of input `in` (blocking until it exists).
+    virtual const Token& peek(int in, int ahead) = 0;
+    const Token& peek(int in) { return peek(in, 0); }
     virtual Token pop(int in) = 0;
     virtual void push(int out, Token t) = 0;
     // Blocks until one of `ins` has a token and returns the input whose token is first (by time, in timed

@@ -21,26 +21,37 @@ class Accum : public Reduction {
     void run(OpIO& io) const override {
         Element acc = init_.make(io.functional());
         for (;;) {
-            Token t = io.pop(0);
-            if (t.isDone()) {
-                io.push(0, t);
-                return;
-            }
-            if (t.isData()) {
-                Work w{0, 0, 0, fn_.fixedCycles(), computeBw_};
-                if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu)
-                    w.loadBytes = tile->bytes();
-                w.flops = fn_.flops({acc, t.value});
-                acc = fn_.apply({acc, t.value}, io.functional());
-                io.work(w);
+            Token t = io.peek(0);
+            if (!t.isData()) {
+                io.pop(0);
+                if (t.isDone()) {
+                    io.push(0, t);
+                    return;
+                }
+                if (t.level >= rank_) { // a reduction over nothing emits the initial value
+                    Work w;
+                    io.push(0, Token::data(finish(std::move(acc), w)));
+                    if (t.level > rank_) io.push(0, Token::stop(t.level - rank_));
+                    acc = init_.make(io.functional());
+                }
                 continue;
             }
-            if (t.level < rank_) continue;
-            Work w{0, 0, 0, std::optional<std::int64_t>(0), computeBw_};
+            const Token& next = io.peek(0, 1);
+            bool closes = next.isStop() && next.level >= rank_;
+            int level = next.level;
+            Work w = updateWork({t.value}, fn_.flops({acc, t.value}), fn_.fixedCycles());
+            acc = fn_.apply({acc, t.value}, io.functional());
+            if (!closes) {
+                io.work(w);
+                io.pop(0);
+                continue;
+            }
             Element out = finish(std::move(acc), w);
-            if (w.storeBytes) io.work(w);
+            io.work(w);
             io.push(0, Token::data(std::move(out)));
-            if (t.level > rank_) io.push(0, Token::stop(t.level - rank_));
+            io.pop(0);
+            io.pop(0);
+            if (level > rank_) io.push(0, Token::stop(level - rank_));
             acc = init_.make(io.functional());
         }
     }

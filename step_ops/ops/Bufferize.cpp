@@ -39,14 +39,16 @@ class Bufferize : public Operator {
                 if (!content->empty()) fail("input ended inside a buffered sub-tensor");
                 io.push(0, t);
                 return;
+            }            if (t.isData()) {
+                bytes += t.value.bytes();
+                Work w;
+                w.kind = Work::Kind::BufferElement;
+                io.work(w);
             }
-            if (t.isData()) bytes += t.value.bytes();
             if (t.isData() || t.level < rank_) {
                 content->push_back(std::move(t));
                 continue;
-            }
-            io.work({0, 0, bytes, std::nullopt, 0});
-            io.push(0, Token::data(BufferRef{content, bytes}));
+            }io.push(0, Token::data(BufferRef{content, bytes}));
             if (t.level > rank_) io.push(0, Token::stop(t.level - rank_));
             content = std::make_shared<std::vector<Token>>();
             bytes = 0;

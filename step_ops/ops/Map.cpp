@@ -29,27 +29,30 @@ class Map : public Operator {
     void run(OpIO& io) const override {
         int n = static_cast<int>(in_.size());
         for (;;) {
-            auto t = popLockstep(io, *this, n);
+            auto t = peekLockstep(io, *this, n);
             if (!t[0].isData()) {
+                popAll(io, n);
                 io.push(0, t[0]);
                 if (t[0].isDone()) return;
                 continue;
             }
             std::vector<Element> args;
-            Work w{0, 0, 0, fn_.fixedCycles(), computeBw_};
+            Work w;
+            w.fixedCycles = fn_.fixedCycles();
+            w.computeBw = computeBw_;
             for (auto& x : t) {
-                if (auto tile = std::get_if<Tile>(&x.value.v); tile && tile->readFromMu)
-                    w.loadBytes += tile->bytes();
+                if (auto tile = std::get_if<Tile>(&x.value.v); tile && tile->readFromMu) w.addLoad(*tile);
                 args.push_back(std::move(x.value));
             }
             Element out = fn_.apply(args, io.functional());
             w.flops = fn_.flops(args);
             if (auto tile = std::get_if<Tile>(&out.v)) {
                 tile->readFromMu = writeBack_;
-                if (writeBack_) w.storeBytes = tile->bytes();
+                if (writeBack_) w.addStore(*tile);
             }
             io.work(w);
             io.push(0, Token::data(std::move(out)));
+            popAll(io, n);
         }
     }
 

@@ -25,39 +25,39 @@ class MapAccum : public Reduction {
     }
 
     void run(OpIO& io) const override {
-        const Function add(Function::Kind::Add);
         Element acc = init_.make(io.functional());
         for (;;) {
-            auto t = popLockstep(io, *this, 2);
-            if (t[0].isDone()) {
-                io.push(0, t[0]);
-                return;
-            }
-            if (t[0].isData()) {
-                Work w{0, 0, 0, fn_.fixedCycles(), computeBw_};
-                for (auto& x : t)
-                    if (auto tile = std::get_if<Tile>(&x.value.v); tile && tile->readFromMu)
-                        w.loadBytes += tile->bytes();
-                w.flops = fn_.flops({t[0].value, t[1].value});
-                Element part = fn_.apply({t[0].value, t[1].value}, io.functional());
-                // An Empty accumulator (0 rows) takes the first partial result as it is; the valid-row count
-                // (padding) follows the streamed operand, not the zero-initialised accumulator.
-                if (acc.tile().rows == 0) {
-                    acc = part;
-                } else {
-                    Tile sum = add.apply({acc, part}, io.functional()).tile();
-                    sum.validRows = part.tile().validRows;
-                    acc = sum;
+            auto t = peekLockstep(io, *this, 2);
+            if (!t[0].isData()) {
+                popAll(io, 2);
+                if (t[0].isDone()) {
+                    io.push(0, t[0]);
+                    return;
                 }
-                io.work(w);
+                if (t[0].level >= rank_) {
+                    Work w;
+                    io.push(0, Token::data(finish(std::move(acc), w)));
+                    if (t[0].level > rank_) io.push(0, Token::stop(t[0].level - rank_));
+                    acc = init_.make(io.functional());
+                }
                 continue;
             }
-            if (t[0].level < rank_) continue;
-            Work w{0, 0, 0, std::optional<std::int64_t>(0), computeBw_};
+            const Token& next = io.peek(0, 1);
+            bool closes = next.isStop() && next.level >= rank_;
+            int level = next.level;
+            Work w = updateWork({t[0].value, t[1].value}, fn_.flops({t[0].value, t[1].value}), fn_.fixedCycles());
+            acc = accumulate(std::move(acc), fn_.apply({t[0].value, t[1].value}, io.functional()), io.functional());
+            if (!closes) {
+                io.work(w);
+                popAll(io, 2);
+                continue;
+            }
             Element out = finish(std::move(acc), w);
-            if (w.storeBytes) io.work(w);
+            io.work(w);
             io.push(0, Token::data(std::move(out)));
-            if (t[0].level > rank_) io.push(0, Token::stop(t[0].level - rank_));
+            popAll(io, 2);
+            popAll(io, 2);
+            if (level > rank_) io.push(0, Token::stop(level - rank_));
             acc = init_.make(io.functional());
         }
     }
@@ -73,6 +73,14 @@ class MapAccum : public Reduction {
     std::int64_t computeBw() const override { return computeBw_; }
 
   private:
+    // An Empty accumulator (0 rows) takes the first partial result as it is; the valid-row count (padding)
+    // follows the streamed operand, not the zero-initialised accumulator.
+    static Element accumulate(Element acc, Element part, bool functional) {
+        if (acc.tile().rows == 0) return part;
+        Tile sum = Function(Function::Kind::Add).apply({acc, part}, functional).tile();
+        sum.validRows = part.tile().validRows;
+        return sum;
+    }
     Function fn_;
 };
 

@@ -36,10 +36,14 @@ DataType mergedType(const Operator& op, const std::vector<StreamType>& inputs, s
     return t;
 }
 
-std::vector<Token> popLockstep(OpIO& io, const Operator& op, int numInputs) {
+void popAll(OpIO& io, int numInputs) {
+    for (int i = 0; i < numInputs; ++i) io.pop(i);
+}
+
+std::vector<Token> peekLockstep(OpIO& io, const Operator& op, int numInputs) {
     std::vector<Token> t;
     for (int i = 0; i < numInputs; ++i)
-        t.push_back(io.pop(i));
+        t.push_back(io.peek(i));
     for (int i = 1; i < numInputs; ++i)
         if (t[i].kind != t[0].kind || t[i].level != t[0].level)
             throw BadInput(

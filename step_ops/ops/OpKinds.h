@@ -27,8 +27,11 @@ template <class T> OperatorKind makeKind(const char* kind, std::vector<std::stri
 // symbolically (dynamic tiles of different experts) merge into a tile with a fresh dynamic size.
 DataType mergedType(const Operator& op, const std::vector<StreamType>& inputs, std::size_t count);
 
-// Pops tokens from several lockstep inputs; all must agree on structure (data, same stop, or Done).
-std::vector<Token> popLockstep(OpIO& io, const Operator& op, int numInputs);
+// Copies the head tokens of several lockstep inputs, which must agree on structure (data, same stop, Done).
+// Compute operators look first and dequeue after emitting, as the published simulator does, so an input slot
+// frees only once the element has been processed.
+std::vector<Token> peekLockstep(OpIO& io, const Operator& op, int numInputs);
+void popAll(OpIO& io, int numInputs);
 
 } // namespace steprdu::step::ops
 

@@ -47,18 +47,16 @@ class Partition : public Operator {
             }
             const auto& targets = s.value.selector().selected;
             if (rank_ == 0) {
-                Token t = io.pop(0);
-                if (!t.isData()) fail("input and selector disagree: expected an element, found " + t.str());
-                for (int i : targets)
-                    io.push(i, t);
+                Token t = io.pop(0);                if (!t.isData()) fail("input and selector disagree: expected an element, found " + t.str());
+                route(io, t);
+                for (int i : targets) io.push(i, t);
                 continue;
             }
             for (;;) {
                 Token t = io.pop(0);
-                if (t.isDone()) fail("input ended inside a chunk");
-                if (t.isData() || t.level < rank_) {
-                    for (int i : targets)
-                        io.push(i, t);
+                if (t.isDone()) fail("input ended inside a chunk");                if (t.isData() || t.level < rank_) {
+                    route(io, t);
+                    for (int i : targets) io.push(i, t);
                     continue;
                 }
                 for (int i : targets)
@@ -67,9 +65,14 @@ class Partition : public Operator {
                 break;
             }
         }
+    }  private:
+    static void route(OpIO& io, const Token& t) {
+        if (!t.isData()) return;
+        Work w;
+        w.kind = Work::Kind::Route;
+        if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu) w.addLoad(*tile);
+        io.work(w);
     }
-
-  private:
     void expect(const Token& t, Token::Kind k, int level) const {
         if (t.kind != k || (k == Token::Kind::Stop && t.level != level))
             fail(fmt::format("input and selector streams disagree: expected {}, found {}",

@@ -23,9 +23,20 @@ void Reduction::inferCommon() {
 Element Reduction::finish(Element acc, Work& w) const {
     if (auto t = std::get_if<Tile>(&acc.v)) {
         t->readFromMu = writeBack_;
-        if (writeBack_) w.storeBytes = t->bytes();
+        if (writeBack_) w.addStore(*t);
     }
     return acc;
+}
+
+Work Reduction::updateWork(const std::vector<Element>& inputs, std::int64_t flops,
+                           std::optional<std::int64_t> fixed) const {
+    Work w;
+    w.computeBw = computeBw_;
+    w.fixedCycles = fixed;
+    w.flops = flops;
+    for (auto& x : inputs)
+        if (auto t = std::get_if<Tile>(&x.v); t && t->readFromMu) w.addLoad(*t);
+    return w;
 }
 
 } // namespace steprdu::step::ops

@@ -24,8 +24,12 @@ class RepeatStatic : public Operator {
             if (t.isStop()) {
                 io.push(0, Token::stop(t.level + 1));
                 continue;
-            }
-            emitNested(io, 0, {count_}, 0, [&](const std::vector<std::int64_t>&) { io.push(0, t); });
+            }            Work w;
+            w.kind = Work::Kind::Repeat;
+            emitNested(io, 0, {count_}, 0, [&](const std::vector<std::int64_t>&) {
+                io.push(0, t);
+                io.work(w); // one copy per cycle
+            });
             closeExpansion(io, 0, 0, 1);
         }
         io.push(0, Token::done());

@@ -20,20 +20,20 @@ class Scan : public Reduction {
     void run(OpIO& io) const override {
         Element acc = init_.make(io.functional());
         for (;;) {
-            Token t = io.pop(0);
+            Token t = io.peek(0);
             if (!t.isData()) {
+                io.pop(0);
                 io.push(0, t);
                 if (t.isDone()) return;
                 if (t.level >= rank_) acc = init_.make(io.functional());
                 continue;
             }
-            Work w{0, fn_.flops({acc, t.value}), 0, fn_.fixedCycles(), computeBw_};
-            if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu)
-                w.loadBytes = tile->bytes();
+            Work w = updateWork({t.value}, fn_.flops({acc, t.value}), fn_.fixedCycles());
             acc = fn_.apply({acc, t.value}, io.functional());
             Element out = finish(acc, w);
             io.work(w);
             io.push(0, Token::data(std::move(out)));
+            io.pop(0);
         }
     }
 

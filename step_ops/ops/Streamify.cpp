@@ -44,10 +44,12 @@ class Streamify : public Operator {
     }
 
     void run(OpIO& io) const override {
-        auto emitBuffer = [&](const Element& b) {
-            for (const Token& t : *b.buffer().tokens)
+        auto emitBuffer = [&](const Element& b) {            Work w;
+            w.kind = Work::Kind::BufferElement;
+            for (const Token& t : *b.buffer().tokens) {
                 io.push(0, t);
-            io.work({b.buffer().bytes, 0, 0, std::nullopt, 0});
+                if (t.isData()) io.work(w);
+            }
         };
         if (in_.size() == 1) {
             int levels = static_cast<int>(repeat_.size()) + bufRank_;

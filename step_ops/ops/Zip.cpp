@@ -25,7 +25,8 @@ class Zip : public Operator {
 
     void run(OpIO& io) const override {
         for (;;) {
-            auto t = popLockstep(io, *this, 2);
+            auto t = peekLockstep(io, *this, 2);
+            popAll(io, 2);
             if (!t[0].isData()) {
                 io.push(0, t[0]);
                 if (t[0].isDone()) return;

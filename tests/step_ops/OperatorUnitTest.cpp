@@ -23,7 +23,8 @@ class ScriptedIO : public OpIO {
         for (auto& in : inputs)
             in_.emplace_back(in.begin(), in.end());
     }
-    const Token& peek(int i) override { return in_.at(i).front().second; }
+    using OpIO::peek;
+    const Token& peek(int i, int ahead) override { return in_.at(i).at(ahead).second; }
     Token pop(int i) override {
         Token t = in_.at(i).front().second;
         in_[i].pop_front();
