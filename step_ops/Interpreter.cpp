@@ -134,6 +134,8 @@ InterpreterResult Interpreter::run(Graph& g) {
                                  try {
                                      InterpIO io(*self);
                                      self->op->run(io);
+                                 } catch (const ctx::detail::forced_unwind&) {
+                                     throw; // a fiber destroyed while suspended must unwind
                                  } catch (...) {
                                      self->error = std::current_exception();
                                  }

@@ -48,7 +48,8 @@ std::vector<Knob> MoeTestbench::knobs() const {
             {"compute_bw", "",
              "FLOPs/cycle per compute operator (default 4096 static, 6400 dynamic, 1024 "
              "time-multiplexed)"},
-            {"elem_bytes", "2", "bytes per loaded element (2: bf16 as the paper's runs)"},
+            {"elem_bytes", "2", "bytes per loaded element (2: bf16 as the paper's runs, which also time every f32 tile as bf16)"},
+            {"channel_depth", "2", "stream FIFO depth of the timed backends (0 = unbounded)"},
             {"seed", "5", "seed of inputs, weights and routing weights"}};
 }
 
@@ -240,14 +241,17 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         Stream rows = b.retileStreamify(expertOut[e], true, true, p + "unpack");
         rows.setShape(xs[e].shape()); // padding rows are dropped: exactly the expert's tokens remain
         scaled.push_back(b.map({rows, ws[e]}, Function(Function::Kind::Mul), o, p + "weight"));
-    }
-    Stream gathered = b.reassemble(scaled, selMulti, 0, "gather");
+    }    // The gather reads its own copy of the token selectors (as a second SelectGen over the same routing
+    // tensor would): fed by a Broadcast, the partition could not run ahead of the gather by more than the
+    // stream depth, and the pipeline would deadlock.
+    Stream selGather = b.selectGen(multi, E, Shape({Dim(1), Dim(B)}), "select_tokens_gather");
+    Stream gathered = b.reassemble(scaled, selGather, 0, "gather");
     gathered.setShape(Shape({Dim(1), Dim(B), Dim(K)})); // every token gathers exactly K expert rows
     Stream y =
         b.accum(gathered, Function(Function::Kind::Add), InitFn::zero(1, D), 1, o, std::nullopt, "combine");
-    b.linearOffChipStore(y, "out", 1, "store_out");
-
-    Workload w{b.finish(), bind, {}, 0, 0, nullptr};
+    b.linearOffChipStore(y, "out", 1, "store_out");    Workload w{b.finish(), bind, {}, 0, 0};
+    w.channelDepth = k.integer("channel_depth", 0, 1 << 20);
+    w.timingElemBytes = eb == 2 ? 2 : 0;
     w.params = {{"model", model},
                 {"experts", E},
                 {"topk", K},
@@ -259,8 +263,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
                 {"trace", routing.source},
                 {"regions", R},
                 {"compute_bw", bw},
-                {"elem_bytes", eb},
-                {"seed", seed},
+                {"elem_bytes", eb}, {"seed", seed}, {"channel_depth", w.channelDepth},
                 {"functional", withData}};
     // The paper scripts' FLOP count per expert with b rows (padded rows included): 2*b*D*F*3 + b*F + 8*b*D*F.
     for (int e = 0; e < E; ++e) {

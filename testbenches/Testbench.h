@@ -43,6 +43,10 @@ struct Workload {
     nlohmann::json params;        // every knob, resolved
     std::int64_t figureFlops = 0; // the paper scripts' FLOP formula (padded rows)
     std::int64_t paddedFlops = 0; // the part of figureFlops spent on padding rows
+    // Timing-run settings the paper's scripts choose per workload.
+    std::int64_t channelDepth = 2;                       // stream FIFO depth; 0 = unbounded
+    std::map<std::string, std::int64_t> depthByProducer; // per producing operator name
+    int timingElemBytes = 0;                             // 2 = time f32 tiles as bf16 (the paper's mock_bf16)
     // Checks an interpreter run against a direct computation; returns the norm-wise relative error.
     std::function<double(const step::Interpreter&, const step::InterpreterResult&)> check;
 };

@@ -1,0 +1,52 @@
+#pragma once
+// The roofline backend: runs a STeP graph with the published STeP simulator's timing (DAM-style channels with
+// capacity, one-cycle hops and credit return; per-operator roofline costs; the HBM node), operator by
+// operator in simulated-time order. Operators keep their own clocks; there is no global tick.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/roofline/HbmNode.h"
+#include "step_ops/Graph.h"
+
+namespace steprdu::roofline {
+
+struct RooflineOptions {
+    std::int64_t pmuBytesPerCycle = 64; // on-chip memory-unit bandwidth (PMU_BW)
+    HbmParams hbm;
+    // Bytes per element the timing model charges for 4-byte (f32) elements; 0 = native. The paper's runs
+    // use 2 (mock_bf16: every f32 tile is simulated as bf16).
+    int timingElemBytes = 0;
+    std::int64_t channelDepth = 2; // stream FIFO capacity in elements; 0 = unbounded
+    std::map<std::string, std::int64_t> depthByProducer; // per producing operator name, as the artifact's config_dict
+    std::int64_t maxCycles = 0;    // 0 = no limit
+    double maxWallSeconds = 0;     // 0 = no limit
+};
+
+struct OperatorTiming {
+    std::string name, kind;
+    std::int64_t finish = 0; // local clock when the operator finished
+    std::int64_t busy = 0;   // cycles charged to its own work (compute, memory-unit access, routing)
+    std::int64_t elements = 0;
+};
+
+struct RooflineResult {
+    std::int64_t cycles = 0; // the largest clock any operator reached
+    std::int64_t offChipReadBytes = 0, offChipWriteBytes = 0;
+    HbmStats hbm;
+    std::vector<OperatorTiming> operators;
+    std::int64_t tokens = 0;
+    std::int64_t switches = 0; // operator resumptions (a cost measure of the simulation itself)
+};
+
+class RooflineSimulator {
+  public:
+    explicit RooflineSimulator(RooflineOptions o) : o_(std::move(o)) {}
+    // Throws NoProgress (naming blocked operators and full streams) on deadlock, LimitReached on a limit.
+    RooflineResult run(step::Graph& g);
+
+  private:
+    RooflineOptions o_;
+};
+
+} // namespace steprdu::roofline
