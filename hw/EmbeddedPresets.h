@@ -10,7 +10,8 @@ struct EmbeddedPreset {
     const char* yaml;
 };
 
-// Sorted by name.
+// Sorted by name: hardware presets (configs/*.yaml) and experiment definitions (configs/experiments/*.yaml).
 const std::vector<EmbeddedPreset>& embeddedPresets();
+const std::vector<EmbeddedPreset>& embeddedExperiments();
 
 } // namespace steprdu::hw

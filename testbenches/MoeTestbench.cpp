@@ -33,24 +33,26 @@ constexpr std::int64_t kMaxFunctionalValues = 64LL << 20;
 } // namespace
 
 std::vector<Knob> MoeTestbench::knobs() const {
-    return {{"model", "mixtral", "mixtral | qwen: sets experts, topk, hidden, inter"},
-            {"experts", "", "number of experts E (default: the model's)"},
-            {"topk", "", "experts per token K (default: the model's)"},
-            {"hidden", "", "model dimension D (default: the model's)"},
-            {"inter", "", "expert intermediate dimension F (default: the model's)"},
-            {"batch", "", "tokens B: a prefix of the trace (default: the whole trace)"},
-            {"tile_n", "16", "rows per expert tile: an integer (static tiling, padded) or 'dynamic'"},
-            {"tile_f", "64", "intermediate columns per weight tile"},
-            {"trace", "",
-             "routing CSV (token,topk0..); default: the bundled synthetic trace of the model, or a "
-             "generated one when E/K differ from the model's"},
-            {"regions", "", "parallel expert regions (default: experts; fewer = time-multiplexing)"},
-            {"compute_bw", "",
-             "FLOPs/cycle per compute operator (default 4096 static, 6400 dynamic, 1024 "
-             "time-multiplexed)"},
-            {"elem_bytes", "2", "bytes per loaded element (2: bf16 as the paper's runs, which also time every f32 tile as bf16)"},
-            {"channel_depth", "2", "stream FIFO depth of the timed backends (0 = unbounded)"},
-            {"seed", "5", "seed of inputs, weights and routing weights"}};
+    return {
+        {"model", "mixtral", "mixtral | qwen: sets experts, topk, hidden, inter"},
+        {"experts", "", "number of experts E (default: the model's)"},
+        {"topk", "", "experts per token K (default: the model's)"},
+        {"hidden", "", "model dimension D (default: the model's)"},
+        {"inter", "", "expert intermediate dimension F (default: the model's)"},
+        {"batch", "", "tokens B: a prefix of the trace (default: the whole trace)"},
+        {"tile_n", "16", "rows per expert tile: an integer (static tiling, padded) or 'dynamic'"},
+        {"tile_f", "64", "intermediate columns per weight tile"},
+        {"trace", "",
+         "routing CSV (token,topk0..); default: the bundled synthetic trace of the model, or a "
+         "generated one when E/K differ from the model's"},
+        {"regions", "", "parallel expert regions (default: experts; fewer = time-multiplexing)"},
+        {"compute_bw", "",
+         "FLOPs/cycle per compute operator (default 4096 static, 6400 dynamic, 1024 "
+         "time-multiplexed)"},
+        {"elem_bytes", "2",
+         "bytes per loaded element (2: bf16 as the paper's runs, which also time every f32 tile as bf16)"},
+        {"channel_depth", "2", "stream FIFO depth of the timed backends (0 = unbounded)"},
+        {"seed", "5", "seed of inputs, weights and routing weights"}};
 }
 
 Workload MoeTestbench::build(const Knobs& k, bool functional) const {
@@ -241,7 +243,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         Stream rows = b.retileStreamify(expertOut[e], true, true, p + "unpack");
         rows.setShape(xs[e].shape()); // padding rows are dropped: exactly the expert's tokens remain
         scaled.push_back(b.map({rows, ws[e]}, Function(Function::Kind::Mul), o, p + "weight"));
-    }    // The gather reads its own copy of the token selectors (as a second SelectGen over the same routing
+    } // The gather reads its own copy of the token selectors (as a second SelectGen over the same routing
     // tensor would): fed by a Broadcast, the partition could not run ahead of the gather by more than the
     // stream depth, and the pipeline would deadlock.
     Stream selGather = b.selectGen(multi, E, Shape({Dim(1), Dim(B)}), "select_tokens_gather");
@@ -249,7 +251,8 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     gathered.setShape(Shape({Dim(1), Dim(B), Dim(K)})); // every token gathers exactly K expert rows
     Stream y =
         b.accum(gathered, Function(Function::Kind::Add), InitFn::zero(1, D), 1, o, std::nullopt, "combine");
-    b.linearOffChipStore(y, "out", 1, "store_out");    Workload w{b.finish(), bind, {}, 0, 0};
+    b.linearOffChipStore(y, "out", 1, "store_out");
+    Workload w{b.finish(), bind, {}, 0, 0};
     w.channelDepth = k.integer("channel_depth", 0, 1 << 20);
     w.timingElemBytes = eb == 2 ? 2 : 0;
     w.params = {{"model", model},
@@ -263,7 +266,9 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
                 {"trace", routing.source},
                 {"regions", R},
                 {"compute_bw", bw},
-                {"elem_bytes", eb}, {"seed", seed}, {"channel_depth", w.channelDepth},
+                {"elem_bytes", eb},
+                {"seed", seed},
+                {"channel_depth", w.channelDepth},
                 {"functional", withData}};
     // The paper scripts' FLOP count per expert with b rows (padded rows included): 2*b*D*F*3 + b*F + 8*b*D*F.
     for (int e = 0; e < E; ++e) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "testbenches/AttentionTestbench.h"
 #include "testbenches/MoeTestbench.h"
 #include "testbenches/SwigluTestbench.h"
 #include "util/Error.h"
@@ -64,6 +65,7 @@ const std::vector<std::unique_ptr<Testbench>>& testbenches() {
         std::vector<std::unique_ptr<Testbench>> v;
         v.push_back(std::make_unique<SwigluTestbench>());
         v.push_back(std::make_unique<MoeTestbench>());
+        v.push_back(std::make_unique<AttentionTestbench>());
         return v;
     }();
     return all;

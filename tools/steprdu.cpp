@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 
 #include "hw/HwConfigLoader.h"
-#include "models/roofline/RooflineSimulator.h"
 #include "step_ops/Interpreter.h"
 #include "step_ops/Metrics.h"
+#include "testbenches/Claims.h"
+#include "testbenches/Experiment.h"
+#include "testbenches/Runner.h"
 #include "testbenches/Testbench.h"
 #include "util/Error.h"
 
@@ -22,15 +24,19 @@ namespace {
 
 const char* kUsage = R"(usage:
   steprdu list [--json]                       testbenches (knobs, defaults, docs) and hardware presets
-  steprdu run <testbench> [knob=value ...] [--backend interp|roofline|cycle] [--hw <preset|file.yaml>]
+  steprdu run <testbench> [knob=value ...] [--backend roofline|interp] [--hw <preset|file.yaml>]
               [--set <hw.key.path>=<value> ...] [--out DIR] [--json]
   steprdu analyze <testbench> [knob=value ...] [--json]   symbolic metrics only, no simulation
+  steprdu experiment list | <name> | claims [--shared DIR] [--out DIR] [--json]
+                                              reproduce a paper figure as CSV; `claims` checks the paper's numbers
   steprdu <command> --help)";
 
 struct Common {
     std::string testbench;
     std::vector<std::string> knobs;
-    std::string backend = "interp", hw = "step_eval", out;
+    std::string backend = "roofline", hw = "step_eval", out, shared;
+    std::int64_t maxCycles = 0;
+    double maxWallSeconds = 0;
     std::vector<std::string> sets;
     bool json = false, help = false;
 };
@@ -41,13 +47,22 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
     opts.add_options()("help,h", po::bool_switch(&c.help),
                        "show this help")("json", po::bool_switch(&c.json), "print one JSON object on stdout");
     if (cmd == "run")
-        opts.add_options()("backend", po::value(&c.backend)->default_value("interp"),
-                           "interp (functional interpreter) or roofline (the published STeP simulator's timing)")(
+        opts.add_options()(
+            "backend", po::value(&c.backend)->default_value("roofline"),
+            "interp (functional interpreter) or roofline (the published STeP simulator's timing)")(
             "hw", po::value(&c.hw)->default_value("step_eval"), "hardware preset name or YAML file")(
             "set", po::value(&c.sets)->composing(),
             "override a hardware key: --set hbm.channels=16 (repeatable)")(
             "out", po::value(&c.out),
-            "write result.json, config.resolved.yaml, graph.json and graph.dot here");
+            "write result.json, config.resolved.yaml, graph.json, graph.dot and operators.json here")(
+            "max-cycles", po::value(&c.maxCycles)->default_value(0),
+            "stop with exit code 4 past this many simulated cycles (0: no limit)")(
+            "max-wall-seconds", po::value(&c.maxWallSeconds)->default_value(0),
+            "stop with exit code 4 after this much wall time (0: no limit)");
+    if (cmd == "experiment")
+        opts.add_options()("shared", po::value(&c.shared),
+                           "folder with the real traces (default: $STEPRDU_SHARED, else ../shared)")(
+            "out", po::value(&c.out), "write <name>.csv (and claims.json) here (default: runs/<name>)");
     po::options_description hidden;
     std::vector<std::string> positional;
     hidden.add_options()("pos", po::value(&positional));
@@ -68,7 +83,10 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
     }
     if (cmd != "list") {
         if (positional.empty())
-            throw BadInput(fmt::format("steprdu {}: {}", cmd, expectedFound("a testbench name", "nothing")));
+            throw BadInput(fmt::format(
+                "steprdu {}: {}", cmd,
+                expectedFound(cmd == "experiment" ? "an experiment name (or list)" : "a testbench name",
+                              "nothing")));
         c.testbench = positional.front();
         c.knobs.assign(positional.begin() + 1, positional.end());
     } else if (!positional.empty()) {
@@ -87,7 +105,7 @@ nlohmann::json listJson() {
     }
     for (auto& p : hw::presetNames())
         j["hw_presets"].push_back({{"name", p}, {"doc", hw::presetDescription(p)}});
-    j["backends"] = {"interp"};
+    j["backends"] = {"roofline", "interp"};
     return j;
 }
 
@@ -112,29 +130,11 @@ int cmdList(const Common& c) {
     return 0;
 }
 
-nlohmann::json metricsJson(const tb::Workload& w) {
-    auto sym = step::analyzeGraph(w.graph);
-    auto m = step::bindMetrics(w.graph, sym, w.bindings);
-    return {{"off_chip_bytes", m.offChipBytes},
-            {"on_chip_bytes", m.onChipBytes},
-            {"on_chip_bytes_active", m.onChipBytesActive},
-            {"on_chip_bytes_paper", m.onChipBytesPaper},
-            {"flops", w.figureFlops},
-            {"padded_flops", w.paddedFlops},
-            {"graph_flops", m.flops},
-            {"allocated_flops_per_cycle", m.allocatedFlopsPerCycle},
-            {"expressions",
-             {{"off_chip_bytes", sym.offChipBytes.str()},
-              {"on_chip_bytes", sym.onChipBytes.str()},
-              {"on_chip_bytes_paper", sym.onChipBytesPaper.str()},
-              {"graph_flops", sym.flops.str()}}}};
-}
-
 int cmdAnalyze(const Common& c) {
     const auto& tbench = tb::findTestbench(c.testbench);
     tb::Knobs knobs(tbench.name(), tbench.knobs(), c.knobs);
     auto w = tbench.build(knobs, false);
-    nlohmann::json j = metricsJson(w);
+    nlohmann::json j = tb::workloadMetrics(w);
     j["testbench"] = tbench.name();
     j["params"] = w.params;
     if (c.json) {
@@ -148,96 +148,111 @@ int cmdAnalyze(const Common& c) {
     return 0;
 }
 
-roofline::RooflineOptions rooflineOptions(const hw::HwConfig& cfg, const tb::Workload& w) {
-    roofline::RooflineOptions o;
-    o.pmuBytesPerCycle = cfg.pmu.bandwidth_bytes_per_cycle;
-    o.hbm.requestBytes = cfg.hbm.request_bytes;
-    o.hbm.channels = cfg.hbm.channels;
-    o.hbm.latency = cfg.hbm.latency_cycles;
-    o.hbm.initInterval = cfg.hbm.init_interval_cycles;
-    o.hbm.startup = cfg.hbm.startup_cycles;
-    o.hbm.startupEveryRequest = cfg.roofline.step_compat;
-    o.hbm.triangularOffset = cfg.roofline.step_compat;
-    o.timingElemBytes = w.timingElemBytes;
-    o.channelDepth = cfg.roofline.channel_depth ? cfg.roofline.channel_depth : w.channelDepth;
-    o.depthByProducer = w.depthByProducer;
-    return o;
-}
-
 int cmdRun(const Common& c) {
-    if (c.backend != "interp" && c.backend != "roofline")
-        throw BadInput(fmt::format("--backend: {}; the cycle-level backend is not built yet",
-                                   expectedFound("interp or roofline", "'" + c.backend + "'")));
-    auto cfg = hw::loadHwConfig(c.hw);
-    for (auto& s : c.sets)
-        hw::applyOverride(cfg, s);
-    const auto& tbench = tb::findTestbench(c.testbench);
-    tb::Knobs knobs(tbench.name(), tbench.knobs(), c.knobs);
-    auto t0 = std::chrono::steady_clock::now();
-    auto w = tbench.build(knobs, c.backend == "interp");
-    nlohmann::json j = metricsJson(w);
-    j["testbench"] = tbench.name();
-    j["backend"] = c.backend;
-    j["hw"] = cfg.name;
-    j["params"] = w.params;
-    if (c.backend == "roofline") {
-        if (!c.json) std::cerr << fmt::format("steprdu: running {} on the roofline backend\n", tbench.name());
-        auto r = roofline::RooflineSimulator(rooflineOptions(cfg, w)).run(w.graph);
-        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        j["cycles"] = r.cycles;
-        j["simulated_off_chip_bytes"] = r.offChipReadBytes + r.offChipWriteBytes;
-        j["hbm_requests"] = r.hbm.requests;
-        j["wall_seconds"] = wall;
-        j["sim_cycles_per_second"] = wall > 0 ? r.cycles / wall : 0.0;
-        // Utilizations as the paper's scripts define them (docs/metrics.md).
-        double peak = cfg.hbm.peakBytesPerCycle();
-        j["off_chip_bw_utilization"] = r.cycles ? double(j["off_chip_bytes"].get<std::int64_t>()) / r.cycles / peak : 0.0;
-        auto alloc = j["allocated_flops_per_cycle"].get<std::int64_t>();
-        j["compute_utilization"] = r.cycles && alloc ? double(w.figureFlops) / r.cycles / alloc : 0.0;
-        nlohmann::json ops = nlohmann::json::array();
-        for (auto& o : r.operators)
-            ops.push_back({{"name", o.name}, {"kind", o.kind}, {"finish", o.finish}, {"busy", o.busy}, {"elements", o.elements}});
-        if (!c.out.empty()) std::ofstream(c.out + "/operators.json") << ops.dump(1) << "\n";
-    } else {
-        bool functional = w.params.value("functional", true);
-        step::Interpreter interp(functional);
-        if (!c.json)
-            std::cerr << fmt::format("steprdu: running {} on the {} interpreter\n", tbench.name(),
-                                     functional ? "functional" : "token-flow");
-        auto r = interp.run(w.graph);
-        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        j["cycles"] = nullptr;
-        j["simulated_off_chip_bytes"] = r.offChipReadBytes + r.offChipWriteBytes;
-        j["tokens_moved"] = r.tokensMoved;
-        j["wall_seconds"] = wall;
-        j["functional"] = functional;
-        if (functional && w.check) j["rel_error"] = w.check(interp, r);
-    }
+    tb::RunRequest req{c.testbench, c.knobs, c.backend, c.hw, c.sets, c.maxCycles, c.maxWallSeconds};
+    tb::RunArtifacts art;
+    nlohmann::json j = tb::runTestbench(req, &art);
     if (!c.out.empty()) {
         std::filesystem::create_directories(c.out);
         std::ofstream(c.out + "/result.json") << j.dump(2) << "\n";
-        std::ofstream(c.out + "/config.resolved.yaml") << hw::toYaml(cfg);
-        std::ofstream(c.out + "/graph.json") << w.graph.toJson().dump(1) << "\n";
-        std::ofstream(c.out + "/graph.dot") << w.graph.toDot();
+        std::ofstream(c.out + "/config.resolved.yaml") << hw::toYaml(art.config);
+        std::ofstream(c.out + "/graph.json") << art.graph.dump(1) << "\n";
+        std::ofstream(c.out + "/graph.dot") << art.dot;
+        if (!art.operators.is_null())
+            std::ofstream(c.out + "/operators.json") << art.operators.dump(1) << "\n";
     }
     if (c.json) {
         std::cout << j.dump(2) << "\n";
-    } else {
-        std::cout << fmt::format("{} ({} backend, hw {})\n", tbench.name(), c.backend, cfg.name);
-        std::cout << fmt::format("  params                 {}\n", w.params.dump());
-        std::cout << fmt::format("  off-chip bytes         {} (simulated {})\n",
-                                 j["off_chip_bytes"].get<std::int64_t>(),
-                                 j["simulated_off_chip_bytes"].get<std::int64_t>());
-        std::cout << fmt::format("  on-chip bytes          {}\n", j["on_chip_bytes"].get<std::int64_t>());
-        std::cout << fmt::format("  flops                  {}\n", w.figureFlops);
-        if (j.contains("rel_error"))
-            std::cout << fmt::format("  relative error         {:.3g} (norm-wise, vs direct computation)\n",
-                                     j["rel_error"].get<double>());
-        if (!j["cycles"].is_null())
-            std::cout << fmt::format("  cycles                 {} ({:.3g} simulated cycles per wall second)\n",
-                                     j["cycles"].get<std::int64_t>(), j["sim_cycles_per_second"].get<double>());
-        std::cout << fmt::format("  wall seconds           {:.3f}\n", j["wall_seconds"].get<double>());
+        return 0;
     }
+    std::cout << fmt::format("{} ({} backend, hw {})\n", j["testbench"].get<std::string>(), c.backend,
+                             j["hw"].get<std::string>());
+    std::cout << fmt::format("  params                 {}\n", j["params"].dump());
+    if (!j["cycles"].is_null())
+        std::cout << fmt::format("  cycles                 {}\n", j["cycles"].get<std::int64_t>());
+    std::cout << fmt::format("  off-chip bytes         {} (simulated {})\n",
+                             j["off_chip_bytes"].get<std::int64_t>(),
+                             j["simulated_off_chip_bytes"].get<std::int64_t>());
+    std::cout << fmt::format("  on-chip bytes          {} (active {})\n",
+                             j["on_chip_bytes"].get<std::int64_t>(),
+                             j["on_chip_bytes_active"].get<std::int64_t>());
+    std::cout << fmt::format("  flops                  {}\n", j["flops"].get<std::int64_t>());
+    if (j.contains("compute_utilization"))
+        std::cout << fmt::format("  utilization            compute {:.2f}%, off-chip bandwidth {:.2f}%\n",
+                                 100 * j["compute_utilization"].get<double>(),
+                                 100 * j["off_chip_bw_utilization"].get<double>());
+    if (j.contains("rel_error"))
+        std::cout << fmt::format("  relative error         {:.3g} (norm-wise, vs direct computation)\n",
+                                 j["rel_error"].get<double>());
+    std::cout << fmt::format("  wall seconds           {:.3f}", j["wall_seconds"].get<double>());
+    if (j.contains("sim_cycles_per_second"))
+        std::cout << fmt::format(" ({:.3g} simulated cycles per second)",
+                                 j["sim_cycles_per_second"].get<double>());
+    std::cout << "\n";
+    return 0;
+}
+
+int cmdExperiment(const Common& c) {
+    const std::string& name = c.testbench;
+    if (name == "list") {
+        for (auto& n : tb::experimentNames())
+            std::cout << fmt::format("  {:10} {}\n", n, tb::loadExperiment(n).description);
+        std::cout << fmt::format("  {:10} {}\n", "claims",
+                                 "runs the experiments behind the paper's §5 numbers and compares");
+        return 0;
+    }
+    std::string shared = c.shared;
+    if (shared.empty()) shared = std::getenv("STEPRDU_SHARED") ? std::getenv("STEPRDU_SHARED") : "../shared";
+    if (!std::filesystem::is_directory(shared + "/traces"))
+        throw BadInput(fmt::format("--shared {}: {}", shared,
+                                   expectedFound("a folder holding traces/", "no such folder")));
+    std::string out = c.out.empty() ? "runs/" + name : c.out;
+    std::filesystem::create_directories(out);
+    auto progress = [](int k, int n, const std::string& what) {
+        std::cerr << fmt::format("[{}/{}] {}\n", k, n, what);
+    };
+    std::vector<std::string> names =
+        name == "claims" ? tb::claimExperiments() : std::vector<std::string>{name};
+    std::map<std::string, tb::ExperimentResult> results;
+    auto known = tb::experimentNames();
+    for (auto& n : names) {
+        if (name == "claims" && std::find(known.begin(), known.end(), n) == known.end()) continue;
+        auto def = tb::loadExperiment(n);
+        auto t0 = std::chrono::steady_clock::now();
+        results[n] = tb::runExperiment(def, shared, progress);
+        std::ofstream(out + "/" + n + ".csv") << tb::experimentCsv(results[n]);
+        std::cerr << fmt::format("{}: {} runs in {:.1f} s -> {}/{}.csv\n", n, results[n].rows.size(),
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                                 out, n);
+    }
+    if (name != "claims") {
+        if (c.json) {
+            std::cout << nlohmann::json(results[name].rows).dump(2) << "\n";
+        } else {
+            std::cout << tb::experimentCsv(results[name]);
+        }
+        return 0;
+    }
+    auto claims = tb::paperClaims(results);
+    nlohmann::json j = nlohmann::json::array();
+    for (auto& cl : claims)
+        j.push_back({{"figure", cl.figure},
+                     {"claim", cl.what},
+                     {"paper", cl.paper},
+                     {"measured", cl.measured},
+                     {"relative_difference", (cl.measured - cl.paper) / cl.paper},
+                     {"within_10_percent", cl.ok()}});
+    std::ofstream(out + "/claims.json") << j.dump(2) << "\n";
+    if (c.json) {
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << fmt::format("{:7} {:70} {:>8} {:>9} {:>7}\n", "figure", "claim", "paper", "measured",
+                             "diff");
+    for (auto& cl : claims)
+        std::cout << fmt::format("{:7} {:70} {:8.3f} {:9.3f} {:+6.1f}% {}\n", cl.figure, cl.what, cl.paper,
+                                 cl.measured, 100 * (cl.measured - cl.paper) / cl.paper,
+                                 cl.ok() ? "" : "(outside 10%)");
     return 0;
 }
 
@@ -252,13 +267,14 @@ int main(int argc, char** argv) {
         }
         std::string cmd = args[0];
         args.erase(args.begin());
-        if (cmd != "list" && cmd != "run" && cmd != "analyze")
+        if (cmd != "list" && cmd != "run" && cmd != "analyze" && cmd != "experiment")
             throw BadInput("steprdu: unknown command '" + cmd + "'; " +
-                           expectedFound("list, run or analyze", "'" + cmd + "'"));
+                           expectedFound("list, run, analyze or experiment", "'" + cmd + "'"));
         Common c = parse(cmd, args);
         if (c.help) return 0;
         if (cmd == "list") return cmdList(c);
         if (cmd == "analyze") return cmdAnalyze(c);
+        if (cmd == "experiment") return cmdExperiment(c);
         return cmdRun(c);
     } catch (const StepError& e) {
         std::cerr << "steprdu: error: " << e.what() << "\n";

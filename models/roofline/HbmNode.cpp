@@ -4,9 +4,11 @@
 
 namespace steprdu::roofline {
 
-HbmNode::HbmNode(const HbmParams& p) : p_(p), channelFree_(p.channels, 0), channelStarted_(p.channels, false) {}
+HbmNode::HbmNode(const HbmParams& p)
+    : p_(p), channelFree_(p.channels, 0), channelStarted_(p.channels, false) {}
 
-void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_t requests, int par, Completion done) {
+void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_t requests, int par,
+                     Completion done) {
     int id = 2 * client + (write ? 1 : 0);
     if (id >= static_cast<int>(clients_.size())) clients_.resize(id + 1);
     int tile;
@@ -23,7 +25,8 @@ void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_
     bool wasIdle = q.empty();
     par = std::max(par, 1);
     for (std::int64_t g = 0; g * par < requests; ++g)
-        q.push_back({issueTime + g + 1, static_cast<int>(std::min<std::int64_t>(par, requests - g * par)), tile});
+        q.push_back(
+            {issueTime + g + 1, static_cast<int>(std::min<std::int64_t>(par, requests - g * par)), tile});
     if (requests == 0) {
         tiles_[tile].done(issueTime);
         freeTiles_.push_back(tile);
@@ -40,7 +43,8 @@ void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_
 
 std::int64_t HbmNode::nextCycle() const {
     std::int64_t next = kNever;
-    for (int c : active_) next = std::min(next, clients_[c].front().visible);
+    for (int c : active_)
+        next = std::min(next, clients_[c].front().visible);
     return next == kNever ? kNever : std::max(next, cycle_);
 }
 
@@ -85,11 +89,14 @@ void HbmNode::advanceTo(std::int64_t upTo) {
             if (q.front().visible > c) continue;
             Packet pk = q.front();
             q.pop_front();
-            for (int r = 0; r < pk.count; ++r) serve(channelFor(inCycle++), c + 1, pk.tile, completed);
+            for (int r = 0; r < pk.count; ++r)
+                serve(channelFor(inCycle++), c + 1, pk.tile, completed);
         }
-        offset_ = p_.triangularOffset ? (cycleOffset_ + inCycle) % p_.channels : (offset_ + inCycle) % p_.channels;
-        active_.erase(std::remove_if(active_.begin(), active_.end(), [&](int id) { return clients_[id].empty(); }),
-                      active_.end());
+        offset_ =
+            p_.triangularOffset ? (cycleOffset_ + inCycle) % p_.channels : (offset_ + inCycle) % p_.channels;
+        active_.erase(
+            std::remove_if(active_.begin(), active_.end(), [&](int id) { return clients_[id].empty(); }),
+            active_.end());
         cycle_ = c + 1;
         if (completed) return;
     }

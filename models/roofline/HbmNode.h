@@ -38,7 +38,8 @@ class HbmNode {
     // One tile of `requests` requests from `client`: packet g (of `par` requests) becomes visible to the
     // front end at issueTime + g + 1 (one channel hop). `done` is called with the cycle at which the last
     // response reaches the client.
-    void submit(int client, bool write, std::int64_t issueTime, std::int64_t requests, int par, Completion done);
+    void submit(int client, bool write, std::int64_t issueTime, std::int64_t requests, int par,
+                Completion done);
     // The next cycle at which the front end has a packet to accept (kNever if none).
     std::int64_t nextCycle() const;
     // Processes front-end cycles up to and including `upTo`, but stops after a cycle in which a tile
@@ -60,8 +61,8 @@ class HbmNode {
     void serve(int channel, std::int64_t arrive, int tile, bool& completed);
 
     HbmParams p_;
-    std::vector<std::deque<Packet>> clients_;   // readers (even ids) and writers (odd ids)
-    std::vector<int> active_;                   // clients with packets, ordered: readers, then writers
+    std::vector<std::deque<Packet>> clients_; // readers (even ids) and writers (odd ids)
+    std::vector<int> active_;                 // clients with packets, ordered: readers, then writers
     std::vector<std::int64_t> channelFree_;
     std::vector<bool> channelStarted_;
     std::vector<Tile> tiles_;

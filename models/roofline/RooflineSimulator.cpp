@@ -21,7 +21,9 @@ namespace {
 
 constexpr std::int64_t kNever = HbmNode::kNever;
 
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; }
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
+    return b <= 0 ? 0 : (a + b - 1) / b;
+}
 
 struct Task;
 class Engine;
@@ -66,7 +68,8 @@ struct QueueEntry {
 
 class Engine {
   public:
-    Engine(const RooflineOptions& o, step::Graph& g, RooflineResult& r) : o_(o), g_(g), r_(r), hbm_(o.hbm), store_(g, false) {}
+    Engine(const RooflineOptions& o, step::Graph& g, RooflineResult& r)
+        : o_(o), g_(g), r_(r), hbm_(o.hbm), store_(g, false) {}
 
     void run();
     void schedule(Task& t, std::int64_t time);
@@ -147,9 +150,11 @@ void Engine::scheduleHbm() {
 void Engine::push(Task& t, Channel& c, Token tok) {
     if (tok.isData() && c.capacity > 0) {
         for (;;) {
-            while (!c.credits.empty() && c.credits.front() <= t.now) c.credits.pop_front();
+            while (!c.credits.empty() && c.credits.front() <= t.now)
+                c.credits.pop_front();
             if (c.dataQueued + static_cast<std::int64_t>(c.credits.size()) < c.capacity) break;
-            if (!c.credits.empty()) { // a slot frees when its credit returns: the sender's clock stalls until then
+            if (!c.credits
+                     .empty()) { // a slot frees when its credit returns: the sender's clock stalls until then
                 t.now = c.credits.front();
                 continue;
             }
@@ -218,10 +223,12 @@ int Engine::firstAvailable(Task& t, const std::vector<int>& ins) {
         }
         if (best >= 0) return best;
         // Nothing has arrived by now: wait for the earliest head, or for an earlier push on any input.
-        for (int i : ins) t.in[i]->consumerWaiting = true;
+        for (int i : ins)
+            t.in[i]->consumerWaiting = true;
         if (earliest != kNever) schedule(t, earliest);
         block(t, "the first of several inputs");
-        for (int i : ins) t.in[i]->consumerWaiting = false;
+        for (int i : ins)
+            t.in[i]->consumerWaiting = false;
     }
 }
 
@@ -262,7 +269,8 @@ void Engine::offChip(Task& t, const step::OffChipAccess& a) {
         wake(t, d);
     });
     scheduleHbm();
-    while (!done) block(t, "off-chip tile");
+    while (!done)
+        block(t, "off-chip tile");
     t.now = std::max(t.now, at);
 }
 
@@ -271,7 +279,8 @@ void Engine::deadlock() {
     for (auto& t : tasks_)
         if (!t.finished) report += fmt::format("; {} (t={}) waits for {}", t.op->where(), t.now, t.waiting);
     for (auto& c : channels_)
-        if (c->capacity > 0 && c->dataQueued >= c->capacity) report += fmt::format("; stream {} is full", c->name);
+        if (c->capacity > 0 && c->dataQueued >= c->capacity)
+            report += fmt::format("; stream {} is full", c->name);
     throw NoProgress("roofline: no forward progress" + report);
 }
 
@@ -289,7 +298,9 @@ void Engine::run() {
             auto c = std::make_unique<Channel>();
             const auto& producer = g_.op(r.op);
             auto it = o_.depthByProducer.find(producer.name());
-            c->capacity = g_.op(i).kind() == "Sink" ? 0 : it != o_.depthByProducer.end() ? it->second : o_.channelDepth;
+            c->capacity = g_.op(i).kind() == "Sink"        ? 0
+                          : it != o_.depthByProducer.end() ? it->second
+                                                           : o_.channelDepth;
             c->producer = &tasks_[r.op];
             c->consumer = &tasks_[i];
             c->name = fmt::format("{}[{}] -> {}[{}]", producer.name(), r.out, g_.op(i).name(), p);
@@ -325,8 +336,10 @@ void Engine::run() {
         if (o_.maxCycles && e.time > o_.maxCycles)
             throw LimitReached(fmt::format("roofline: --max-cycles {} reached", o_.maxCycles));
         if (o_.maxWallSeconds && (++steps & 0xfff) == 0 &&
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o_.maxWallSeconds)
-            throw LimitReached(fmt::format("roofline: --max-wall-seconds {} reached at cycle {}", o_.maxWallSeconds, e.time));
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+                o_.maxWallSeconds)
+            throw LimitReached(fmt::format("roofline: --max-wall-seconds {} reached at cycle {}",
+                                           o_.maxWallSeconds, e.time));
         if (e.task < 0) {
             if (e.seq != hbmSeq_) continue;
             hbmQueuedAt_ = kNever;

@@ -18,9 +18,10 @@ struct RooflineOptions {
     // use 2 (mock_bf16: every f32 tile is simulated as bf16).
     int timingElemBytes = 0;
     std::int64_t channelDepth = 2; // stream FIFO capacity in elements; 0 = unbounded
-    std::map<std::string, std::int64_t> depthByProducer; // per producing operator name, as the artifact's config_dict
-    std::int64_t maxCycles = 0;    // 0 = no limit
-    double maxWallSeconds = 0;     // 0 = no limit
+    std::map<std::string, std::int64_t>
+        depthByProducer;        // per producing operator name, as the artifact's config_dict
+    std::int64_t maxCycles = 0; // 0 = no limit
+    double maxWallSeconds = 0;  // 0 = no limit
 };
 
 struct OperatorTiming {

@@ -39,7 +39,8 @@ class Bufferize : public Operator {
                 if (!content->empty()) fail("input ended inside a buffered sub-tensor");
                 io.push(0, t);
                 return;
-            }            if (t.isData()) {
+            }
+            if (t.isData()) {
                 bytes += t.value.bytes();
                 Work w;
                 w.kind = Work::Kind::BufferElement;
@@ -48,7 +49,8 @@ class Bufferize : public Operator {
             if (t.isData() || t.level < rank_) {
                 content->push_back(std::move(t));
                 continue;
-            }io.push(0, Token::data(BufferRef{content, bytes}));
+            }
+            io.push(0, Token::data(BufferRef{content, bytes}));
             if (t.level > rank_) io.push(0, Token::stop(t.level - rank_));
             content = std::make_shared<std::vector<Token>>();
             bytes = 0;

@@ -46,7 +46,8 @@ class EagerMerge : public Operator {
             }
             io.push(1, Token::data(Selector{static_cast<int>(in_.size()), {i}}));
             for (;;) {
-                Token t = io.pop(i);                if (t.isDone()) fail(fmt::format("input {} ended inside a chunk", i));
+                Token t = io.pop(i);
+                if (t.isDone()) fail(fmt::format("input {} ended inside a chunk", i));
                 if (t.isData()) {
                     Work w;
                     w.kind = Work::Kind::Merge;

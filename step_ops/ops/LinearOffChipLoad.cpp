@@ -21,7 +21,8 @@ class LinearOffChipLoad : public Operator {
         tr_ = intArg("tile_rows");
         tc_ = intArg("tile_cols");
         stride_ = intListArg("stride");
-        outShape_ = intListArg("out_shape");        elemBytes_ = intArg("elem_bytes", elemBytes(t.elem));
+        outShape_ = intListArg("out_shape");
+        elemBytes_ = intArg("elem_bytes", elemBytes(t.elem));
         parDispatch_ = static_cast<int>(intArg("par_dispatch", 1));
         if (tr_ <= 0 || tc_ <= 0 || t.rows % tr_ || t.cols % tc_)
             fail(fmt::format("tile {}x{} must evenly divide tensor '{}' of {}x{}", tr_, tc_, t.name, t.rows,
@@ -53,7 +54,8 @@ class LinearOffChipLoad : public Operator {
             emitNested(io, 0, outShape_, 0, [&](const std::vector<std::int64_t>& idx) {
                 std::int64_t tile = 0;
                 for (std::size_t i = 0; i < idx.size(); ++i)
-                    tile += idx[i] * stride_[i];                io.offChip({tensor_, tile, tr_, tc_, static_cast<int>(elemBytes_), parDispatch_, false});
+                    tile += idx[i] * stride_[i];
+                io.offChip({tensor_, tile, tr_, tc_, static_cast<int>(elemBytes_), parDispatch_, false});
                 io.push(0, Token::data(io.memory().readTile(tensor_, tile, tr_, tc_)));
             });
         };
@@ -83,7 +85,8 @@ class LinearOffChipLoad : public Operator {
 
   private:
     std::int64_t tileBytes() const { return tr_ * tc_ * elemBytes_; }
-    int tensor_ = -1;    std::int64_t tr_ = 0, tc_ = 0, elemBytes_ = 4;
+    int tensor_ = -1;
+    std::int64_t tr_ = 0, tc_ = 0, elemBytes_ = 4;
     int parDispatch_ = 1;
     std::vector<std::int64_t> stride_, outShape_;
 };

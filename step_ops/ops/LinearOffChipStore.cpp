@@ -14,7 +14,8 @@ class LinearOffChipStore : public Operator {
 
     void infer(const Graph& g) override {
         expectInputs(1);
-        expectTile(0);        tensor_ = g.tensorIndex(args().at("tensor").get<std::string>());
+        expectTile(0);
+        tensor_ = g.tensorIndex(args().at("tensor").get<std::string>());
         parDispatch_ = static_cast<int>(intArg("par_dispatch", 1));
         const auto& t = g.tensor(tensor_);
         const auto& tile = in_[0].dtype.tile;
@@ -35,7 +36,8 @@ class LinearOffChipStore : public Operator {
             Token t = io.pop(0);
             if (t.isDone()) return;
             if (!t.isData()) continue;
-            const Tile& tile = t.value.tile();            io.offChip({tensor_, next, tile.rows, tile.cols, elemBytes(tile.elem), parDispatch_, true});
+            const Tile& tile = t.value.tile();
+            io.offChip({tensor_, next, tile.rows, tile.cols, elemBytes(tile.elem), parDispatch_, true});
             io.memory().writeTile(tensor_, next++, tile);
         }
     }
@@ -43,7 +45,9 @@ class LinearOffChipStore : public Operator {
     // The artifact counts the input's dtype bytes (f32: 4 B) for stores.
     Expr offChipBytes() const override { return in_[0].shape.totalElements() * in_[0].dtype.bytes(); }
     Expr onChipBytes() const override { return in_[0].dtype.bytes(); }
-    Expr onChipBytesPaper() const override { return Expr(2) * in_[0].dtype.bytes(); }  private:
+    Expr onChipBytesPaper() const override { return Expr(2) * in_[0].dtype.bytes(); }
+
+  private:
     int tensor_ = -1;
     int parDispatch_ = 1;
 };

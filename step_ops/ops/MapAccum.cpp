@@ -45,8 +45,10 @@ class MapAccum : public Reduction {
             const Token& next = io.peek(0, 1);
             bool closes = next.isStop() && next.level >= rank_;
             int level = next.level;
-            Work w = updateWork({t[0].value, t[1].value}, fn_.flops({t[0].value, t[1].value}), fn_.fixedCycles());
-            acc = accumulate(std::move(acc), fn_.apply({t[0].value, t[1].value}, io.functional()), io.functional());
+            Work w =
+                updateWork({t[0].value, t[1].value}, fn_.flops({t[0].value, t[1].value}), fn_.fixedCycles());
+            acc = accumulate(std::move(acc), fn_.apply({t[0].value, t[1].value}, io.functional()),
+                             io.functional());
             if (!closes) {
                 io.work(w);
                 popAll(io, 2);

@@ -37,7 +37,8 @@ DataType mergedType(const Operator& op, const std::vector<StreamType>& inputs, s
 }
 
 void popAll(OpIO& io, int numInputs) {
-    for (int i = 0; i < numInputs; ++i) io.pop(i);
+    for (int i = 0; i < numInputs; ++i)
+        io.pop(i);
 }
 
 std::vector<Token> peekLockstep(OpIO& io, const Operator& op, int numInputs) {

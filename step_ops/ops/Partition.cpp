@@ -47,16 +47,20 @@ class Partition : public Operator {
             }
             const auto& targets = s.value.selector().selected;
             if (rank_ == 0) {
-                Token t = io.pop(0);                if (!t.isData()) fail("input and selector disagree: expected an element, found " + t.str());
+                Token t = io.pop(0);
+                if (!t.isData()) fail("input and selector disagree: expected an element, found " + t.str());
                 route(io, t);
-                for (int i : targets) io.push(i, t);
+                for (int i : targets)
+                    io.push(i, t);
                 continue;
             }
             for (;;) {
                 Token t = io.pop(0);
-                if (t.isDone()) fail("input ended inside a chunk");                if (t.isData() || t.level < rank_) {
+                if (t.isDone()) fail("input ended inside a chunk");
+                if (t.isData() || t.level < rank_) {
                     route(io, t);
-                    for (int i : targets) io.push(i, t);
+                    for (int i : targets)
+                        io.push(i, t);
                     continue;
                 }
                 for (int i : targets)
@@ -65,7 +69,9 @@ class Partition : public Operator {
                 break;
             }
         }
-    }  private:
+    }
+
+  private:
     static void route(OpIO& io, const Token& t) {
         if (!t.isData()) return;
         Work w;

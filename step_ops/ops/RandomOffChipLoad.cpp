@@ -20,7 +20,8 @@ class RandomOffChipLoad : public Operator {
         const auto& t = g.tensor(tensor_);
         tr_ = intArg("tile_rows");
         tc_ = intArg("tile_cols");
-        base_ = intArg("base_tile", 0);        elemBytes_ = intArg("elem_bytes", elemBytes(t.elem));
+        base_ = intArg("base_tile", 0);
+        elemBytes_ = intArg("elem_bytes", elemBytes(t.elem));
         parDispatch_ = static_cast<int>(intArg("par_dispatch", 1));
         if (tr_ <= 0 || tc_ <= 0 || t.rows % tr_ || t.cols % tc_)
             fail(fmt::format("tile {}x{} must evenly divide tensor '{}' of {}x{}", tr_, tc_, t.name, t.rows,
@@ -36,7 +37,8 @@ class RandomOffChipLoad : public Operator {
                 if (a.isDone()) return;
                 continue;
             }
-            std::int64_t tile = base_ + static_cast<std::int64_t>(a.value.scalar());            io.offChip({tensor_, tile, tr_, tc_, static_cast<int>(elemBytes_), parDispatch_, false});
+            std::int64_t tile = base_ + static_cast<std::int64_t>(a.value.scalar());
+            io.offChip({tensor_, tile, tr_, tc_, static_cast<int>(elemBytes_), parDispatch_, false});
             io.push(0, Token::data(io.memory().readTile(tensor_, tile, tr_, tc_)));
         }
     }
@@ -48,7 +50,8 @@ class RandomOffChipLoad : public Operator {
     Expr onChipBytesPaper() const override { return Expr(2 * tr_ * tc_ * elemBytes_); }
 
   private:
-    int tensor_ = -1;    std::int64_t tr_ = 0, tc_ = 0, base_ = 0, elemBytes_ = 4;
+    int tensor_ = -1;
+    std::int64_t tr_ = 0, tc_ = 0, base_ = 0, elemBytes_ = 4;
     int parDispatch_ = 1;
 };
 

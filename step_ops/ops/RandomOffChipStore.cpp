@@ -21,7 +21,8 @@ class RandomOffChipStore : public Operator {
         expectTile(1);
         tensor_ = g.tensorIndex(args().at("tensor").get<std::string>());
         const auto& tile = in_[1].dtype.tile;
-        if (!tile.isStatic()) fail(expectedFound("static data tiles", tile.str()));        elemBytes_ = intArg("elem_bytes", elemBytes(tile.elem));
+        if (!tile.isStatic()) fail(expectedFound("static data tiles", tile.str()));
+        elemBytes_ = intArg("elem_bytes", elemBytes(tile.elem));
         parDispatch_ = static_cast<int>(intArg("par_dispatch", 1));
         tileBytes_ = *tile.rows.constValue() * *tile.cols.constValue() * elemBytes_;
         out_.push_back({DataType::makeTile(1, 1, ElemType::Bool), in_[0].shape});
@@ -44,7 +45,9 @@ class RandomOffChipStore : public Operator {
                 return;
             }
             const Tile& tile = d.value.tile();
-            std::int64_t idx = static_cast<std::int64_t>(a.value.scalar());            io.offChip({tensor_, idx, tile.rows, tile.cols, static_cast<int>(elemBytes_), parDispatch_, true});
+            std::int64_t idx = static_cast<std::int64_t>(a.value.scalar());
+            io.offChip(
+                {tensor_, idx, tile.rows, tile.cols, static_cast<int>(elemBytes_), parDispatch_, true});
             io.memory().writeTile(tensor_, idx, tile);
             io.push(0, Token::data(Scalar{1}));
         }
@@ -55,7 +58,8 @@ class RandomOffChipStore : public Operator {
     Expr onChipBytesPaper() const override { return Expr(2 * tileBytes_); }
 
   private:
-    int tensor_ = -1;    std::int64_t elemBytes_ = 4, tileBytes_ = 0;
+    int tensor_ = -1;
+    std::int64_t elemBytes_ = 4, tileBytes_ = 0;
     int parDispatch_ = 1;
 };
 

@@ -61,7 +61,8 @@ class Reassemble : public Operator {
     void drainChunk(OpIO& io, int i) const {
         for (;;) {
             Token t = io.pop(i);
-            if (t.isDone()) fail(fmt::format("input {} ended before the selector stream", i));            if (t.isData()) {
+            if (t.isDone()) fail(fmt::format("input {} ended before the selector stream", i));
+            if (t.isData()) {
                 Work w;
                 w.kind = Work::Kind::Route;
                 if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu) w.addLoad(*tile);

@@ -24,7 +24,8 @@ class RepeatStatic : public Operator {
             if (t.isStop()) {
                 io.push(0, Token::stop(t.level + 1));
                 continue;
-            }            Work w;
+            }
+            Work w;
             w.kind = Work::Kind::Repeat;
             emitNested(io, 0, {count_}, 0, [&](const std::vector<std::int64_t>&) {
                 io.push(0, t);

@@ -44,7 +44,8 @@ class Streamify : public Operator {
     }
 
     void run(OpIO& io) const override {
-        auto emitBuffer = [&](const Element& b) {            Work w;
+        auto emitBuffer = [&](const Element& b) {
+            Work w;
             w.kind = Work::Kind::BufferElement;
             for (const Token& t : *b.buffer().tokens) {
                 io.push(0, t);

@@ -76,7 +76,7 @@ TEST(CliOutput, AnalyzeJsonHasTheContractKeys) {
 }
 
 TEST(CliOutput, RunJsonHasTheContractKeys) {
-    auto r = run("run swiglu tile_b=16 --json");
+    auto r = run("run swiglu tile_b=16 --backend interp --json");
     ASSERT_EQ(r.code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
     for (auto k : {"testbench", "backend", "hw", "params", "cycles", "off_chip_bytes", "on_chip_bytes",
@@ -84,6 +84,40 @@ TEST(CliOutput, RunJsonHasTheContractKeys) {
         EXPECT_TRUE(j.contains(k)) << k;
     EXPECT_TRUE(j["cycles"].is_null());
     EXPECT_LE(j["rel_error"].get<double>(), 1e-4);
+}
+
+TEST(CliOutput, RooflineRunReportsCyclesAndSpeed) {
+    auto r = run("run swiglu --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["backend"], "roofline");
+    EXPECT_GT(j["cycles"].get<long long>(), 0);
+    EXPECT_GT(j["sim_cycles_per_second"].get<double>(), 0);
+    EXPECT_EQ(j["simulated_off_chip_bytes"], j["off_chip_bytes"]);
+}
+
+TEST(CliErrors, CycleLimitStopsWithExitCode4) {
+    auto r = run("run swiglu --max-cycles 100");
+    EXPECT_EQ(r.code, 4) << r.err;
+    EXPECT_NE(r.err.find("--max-cycles 100"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, BadRoutingTracesNameFileAndLine) {
+    auto dir = std::filesystem::temp_directory_path() / ("steprdu_cli_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream((dir / name).string()) << text;
+        return (dir / name).string();
+    };
+    auto cols = write("cols.csv", "token,topk0,topk1\n0,1,2\n1,3\n");
+    auto r = run("analyze moe trace=" + cols);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find(cols + ":3:"), std::string::npos) << r.err;
+    auto range = write("range.csv", "token,topk0,topk1\n0,1,8\n");
+    r = run("analyze moe trace=" + range);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find(range + ":2:"), std::string::npos) << r.err;
+    std::filesystem::remove_all(dir);
 }
 
 // Graph errors, asserted on the exception the CLI turns into exit code 2.

@@ -17,8 +17,9 @@ roofline::RooflineOptions stepEval(const tb::Workload& w) {
     auto cfg = hw::loadHwConfig("step_eval");
     roofline::RooflineOptions o;
     o.pmuBytesPerCycle = cfg.pmu.bandwidth_bytes_per_cycle;
-    o.hbm = {cfg.hbm.request_bytes, cfg.hbm.channels, cfg.hbm.latency_cycles, cfg.hbm.init_interval_cycles,
-             cfg.hbm.startup_cycles, cfg.roofline.step_compat, cfg.roofline.step_compat};
+    o.hbm = {cfg.hbm.request_bytes,        cfg.hbm.channels,       cfg.hbm.latency_cycles,
+             cfg.hbm.init_interval_cycles, cfg.hbm.startup_cycles, cfg.roofline.step_compat,
+             cfg.roofline.step_compat};
     o.timingElemBytes = w.timingElemBytes;
     o.channelDepth = w.channelDepth;
     o.depthByProducer = w.depthByProducer;

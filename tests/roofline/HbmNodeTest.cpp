@@ -30,15 +30,16 @@ TEST(RooflineHbm, SingleRequestLatency) {
 
 TEST(RooflineHbm, StartupOnlyOnFirstRequestWithoutCompat) {
     // Two requests from one client, par 1: cycles 1 and 2 at the front end, channels 0 and 1 (round robin),
-    // served at 2 and 3. Clean mode: both channels are new, so both pay start-up: 19 and 20. A third request to
-    // channel 0 after it started pays only the 2-cycle latency.
+    // served at 2 and 3. Clean mode: both channels are new, so both pay start-up: 19 and 20. A third request
+    // to channel 0 after it started pays only the 2-cycle latency.
     HbmParams p = clean();
     p.channels = 2;
     HbmNode h(p);
     std::int64_t at = -1;
     h.submit(0, false, 0, 3, 1, [&](std::int64_t d) { at = d; });
     h.advanceTo(1000);
-    // Third request: front end cycle 3, channel 0 (free at 4 after II 2 from 2): served at 4, delivered 4+2+1.
+    // Third request: front end cycle 3, channel 0 (free at 4 after II 2 from 2): served at 4, delivered
+    // 4+2+1.
     EXPECT_EQ(at, 20);
 }
 
@@ -47,7 +48,8 @@ TEST(RooflineHbm, PeakBandwidthIsChannelsTimesRequestOverInterval) {
     // requests per cycle = 1024 B/cycle. 64 clients x 4096 requests = 262144 requests take ~16384 cycles.
     HbmNode h(clean());
     std::int64_t last = 0;
-    for (int c = 0; c < 64; ++c) h.submit(c, false, 0, 4096, 1, [&](std::int64_t d) { last = std::max(last, d); });
+    for (int c = 0; c < 64; ++c)
+        h.submit(c, false, 0, 4096, 1, [&](std::int64_t d) { last = std::max(last, d); });
     h.advanceTo(HbmNode::kNever - 1);
     double bytesPerCycle = 64.0 * 4096 * 64 / last;
     EXPECT_NEAR(bytesPerCycle, 1024.0, 1024.0 * 0.01);
@@ -66,14 +68,15 @@ TEST(RooflineHbm, OneClientIsLimitedByItsDispatchRate) {
 }
 
 TEST(RooflineHbm, TriangularOffsetCollidesAndCostsBandwidth) {
-    // With the published simulator's offset quirk, requests of one cycle land on channels 0, 1, 3, 6, ... which
-    // collide for more than a few requests per cycle: the same load takes longer than with round robin.
+    // With the published simulator's offset quirk, requests of one cycle land on channels 0, 1, 3, 6, ...
+    // which collide for more than a few requests per cycle: the same load takes longer than with round robin.
     auto run = [](bool quirk) {
         HbmParams p = clean();
         p.triangularOffset = quirk;
         HbmNode h(p);
         std::int64_t last = 0;
-        for (int c = 0; c < 24; ++c) h.submit(c, false, 0, 2048, 1, [&](std::int64_t d) { last = std::max(last, d); });
+        for (int c = 0; c < 24; ++c)
+            h.submit(c, false, 0, 2048, 1, [&](std::int64_t d) { last = std::max(last, d); });
         h.advanceTo(HbmNode::kNever - 1);
         return last;
     };

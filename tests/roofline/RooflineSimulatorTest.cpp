@@ -13,7 +13,8 @@ using namespace steprdu::roofline;
 namespace {
 Stream tiles(GraphBuilder& b, int n, const std::string& name) {
     nlohmann::json toks = nlohmann::json::array();
-    for (int i = 0; i < n; ++i) toks.push_back(1.0);
+    for (int i = 0; i < n; ++i)
+        toks.push_back(1.0);
     return b.source("tile", Shape({Dim(n)}), toks, {{"tile_rows", 1}, {"tile_cols", 1}}, name);
 }
 } // namespace
@@ -59,8 +60,8 @@ TEST(RooflineTiming, LoadedTilesCostAMemoryUnitReadInTheConsumer) {
     auto r = RooflineSimulator(o).run(g);
     for (auto& op : r.operators)
         if (op.name == "exp") EXPECT_EQ(op.busy, 256);
-    // The load: 64 rows x 4 requests = 256 requests at 4 per cycle: packets visible at 1..64, the last served at
-    // channel arrival 65 or later; delivered >= 65 + 16 + 1.
+    // The load: 64 rows x 4 requests = 256 requests at 4 per cycle: packets visible at 1..64, the last served
+    // at channel arrival 65 or later; delivered >= 65 + 16 + 1.
     EXPECT_EQ(r.offChipReadBytes, 64 * 64 * 4);
     EXPECT_GE(r.cycles, 65 + 17 + 256 + 1);
 }

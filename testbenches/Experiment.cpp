@@ -1,0 +1,165 @@
+#include "testbenches/Experiment.h"
+
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "hw/EmbeddedPresets.h"
+#include "testbenches/Runner.h"
+#include "util/Error.h"
+#include "util/Strings.h"
+
+namespace steprdu::tb {
+
+std::vector<std::string> experimentNames() {
+    std::vector<std::string> names;
+    for (auto& e : hw::embeddedExperiments())
+        names.push_back(e.name);
+    return names;
+}
+
+namespace {
+
+std::string scalar(const YAML::Node& n, const std::string& where) {
+    if (!n.IsScalar()) throw BadInput(where + ": " + expectedFound("a scalar value", "a list or map"));
+    return n.as<std::string>();
+}
+
+std::vector<std::pair<std::string, std::string>> knobMap(const YAML::Node& n, const std::string& where) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!n) return out;
+    if (!n.IsMap()) throw BadInput(where + ": " + expectedFound("a map of knob: value", "something else"));
+    for (auto it = n.begin(); it != n.end(); ++it)
+        out.emplace_back(it->first.as<std::string>(),
+                         scalar(it->second, where + "." + it->first.as<std::string>()));
+    return out;
+}
+
+} // namespace
+
+ExperimentDef loadExperiment(const std::string& name) {
+    for (auto& e : hw::embeddedExperiments()) {
+        if (name != e.name) continue;
+        std::string file = "configs/experiments/" + name + ".yaml";
+        ExperimentDef d;
+        d.name = name;
+        YAML::Node root;
+        try {
+            root = YAML::Load(e.yaml);
+        } catch (const YAML::Exception& ex) {
+            throw BadInput(fmt::format("{}:{}:{}: YAML syntax error: {}", file, ex.mark.line + 1,
+                                       ex.mark.column + 1, ex.msg));
+        }
+        static const std::vector<std::string> keys{"description", "testbench", "backend",
+                                                   "hw",          "columns",   "runs"};
+        for (auto it = root.begin(); it != root.end(); ++it) {
+            auto k = it->first.as<std::string>();
+            if (std::find(keys.begin(), keys.end(), k) == keys.end()) {
+                auto near = nearestWord(k, keys);
+                throw BadInput(fmt::format("{}: {}: unknown key{}", file, k,
+                                           near ? "; did you mean '" + *near + "'?" : ""));
+            }
+        }
+        d.description = root["description"].as<std::string>("");
+        d.testbench = scalar(root["testbench"], file + ": testbench");
+        if (root["backend"]) d.backend = scalar(root["backend"], file + ": backend");
+        if (root["hw"]) d.hw = scalar(root["hw"], file + ": hw");
+        for (auto c : root["columns"])
+            d.columns.push_back(c.as<std::string>());
+        int i = 0;
+        for (auto r : root["runs"]) {
+            std::string where = fmt::format("{}: runs[{}]", file, i++);
+            ExperimentSeries s;
+            s.label = r["label"].as<std::string>("");
+            s.knobs = knobMap(r["knobs"], where + ".knobs");
+            if (r["sweep"])
+                for (auto it = r["sweep"].begin(); it != r["sweep"].end(); ++it) {
+                    std::vector<std::string> values;
+                    for (auto v : it->second)
+                        values.push_back(v.as<std::string>());
+                    s.sweep.emplace_back(it->first.as<std::string>(), values);
+                }
+            d.series.push_back(s);
+        }
+        return d;
+    }
+    auto names = experimentNames();
+    auto near = nearestWord(name, names);
+    throw BadInput(fmt::format("unknown experiment '{}'{}; experiments: {}", name,
+                               near ? "; did you mean '" + *near + "'?" : "", fmt::join(names, ", ")));
+}
+
+ExperimentResult runExperiment(const ExperimentDef& def, const std::string& sharedDir,
+                               const std::function<void(int, int, const std::string&)>& progress) {
+    // Expand every series' sweep into concrete knob lists first, so progress can say "k of n".
+    struct Point {
+        std::string label;
+        std::vector<std::string> knobs;
+    };
+    std::vector<Point> points;
+    for (auto& s : def.series) {
+        std::vector<std::vector<std::string>> combos{{}};
+        for (auto& [key, values] : s.sweep) {
+            std::vector<std::vector<std::string>> next;
+            for (auto& c : combos)
+                for (auto& v : values) {
+                    auto n = c;
+                    n.push_back(key + "=" + v);
+                    next.push_back(n);
+                }
+            combos = next;
+        }
+        for (auto& c : combos) {
+            Point p{s.label, {}};
+            for (auto& [k, v] : s.knobs) {
+                std::string value = v;
+                auto at = value.find("{shared}");
+                if (at != std::string::npos) value.replace(at, 8, sharedDir);
+                p.knobs.push_back(k + "=" + value);
+            }
+            p.knobs.insert(p.knobs.end(), c.begin(), c.end());
+            points.push_back(p);
+        }
+    }
+    ExperimentResult out{def, {}};
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        std::string desc = fmt::format("{} {}", def.testbench, fmt::join(points[i].knobs, " "));
+        if (progress) progress(static_cast<int>(i) + 1, static_cast<int>(points.size()), desc);
+        RunRequest req;
+        req.testbench = def.testbench;
+        req.knobs = points[i].knobs;
+        req.backend = def.backend;
+        req.hw = def.hw;
+        auto j = runTestbench(req);
+        j.erase("expressions");
+        j["series"] = points[i].label;
+        out.rows.push_back(j);
+    }
+    return out;
+}
+
+std::string experimentCsv(const ExperimentResult& r) {
+    std::ostringstream os;
+    os << fmt::format("{}\n", fmt::join(r.def.columns, ","));
+    for (auto& row : r.rows) {
+        std::vector<std::string> cells;
+        for (auto& c : r.def.columns) {
+            const nlohmann::json* v = row.contains(c)             ? &row[c]
+                                      : row["params"].contains(c) ? &row["params"][c]
+                                                                  : nullptr;
+            if (!v || v->is_null())
+                cells.emplace_back("");
+            else if (v->is_string())
+                cells.push_back(v->get<std::string>());
+            else if (v->is_number_float())
+                cells.push_back(fmt::format("{:.6g}", v->get<double>()));
+            else
+                cells.push_back(v->dump());
+        }
+        os << fmt::format("{}\n", fmt::join(cells, ","));
+    }
+    return os.str();
+}
+
+} // namespace steprdu::tb

@@ -1,0 +1,37 @@
+#pragma once
+// Experiment definitions (configs/experiments/*.yaml, compiled in): a testbench, fixed knobs and sweeps per
+// series, and the columns of the CSV they produce. `{shared}` in a knob value is the shared data folder.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace steprdu::tb {
+
+struct ExperimentSeries {
+    std::string label;
+    std::vector<std::pair<std::string, std::string>> knobs;
+    std::vector<std::pair<std::string, std::vector<std::string>>> sweep; // cartesian product, in order
+};
+
+struct ExperimentDef {
+    std::string name, description, testbench, backend = "roofline", hw = "step_eval";
+    std::vector<std::string> columns;
+    std::vector<ExperimentSeries> series;
+};
+
+struct ExperimentResult {
+    ExperimentDef def;
+    std::vector<nlohmann::json> rows; // run results, each with "series" and "knobs"
+};
+
+std::vector<std::string> experimentNames();
+ExperimentDef loadExperiment(const std::string& name); // BadInput naming the file and key
+// `progress` is called before each run with (index, total, description).
+ExperimentResult runExperiment(const ExperimentDef& def, const std::string& sharedDir,
+                               const std::function<void(int, int, const std::string&)>& progress = {});
+std::string experimentCsv(const ExperimentResult& r);
+
+} // namespace steprdu::tb
