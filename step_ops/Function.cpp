@@ -221,6 +221,7 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         if (k != kb)
             throw std::runtime_error(fmt::format("Matmul: inner dimensions {} and {} differ", k, kb));
         Tile out = newTile(m, n, a.validRows, functional && a.data && b.data);
+        if (transposed_ && b.validRows < b.rows) out.validCols = b.validRows;
         if (out.data) {
             auto& o = mutableData(out);
             for (std::int64_t i = 0; i < m; ++i)
@@ -258,7 +259,9 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
             auto& o = mutableData(out);
             for (std::size_t i = 0; i < o.size(); ++i) {
                 float x = (*a.data)[i];
-                o[i] = kind_ == Kind::Exp ? std::exp(x) : x / (1.0f + std::exp(-x));
+                bool masked = kind_ == Kind::Exp && a.validCols >= 0 &&
+                              static_cast<std::int64_t>(i) % a.cols >= a.validCols;
+                o[i] = masked ? 0.0f : kind_ == Kind::Exp ? std::exp(x) : x / (1.0f + std::exp(-x));
             }
         }
         return out;
@@ -293,8 +296,8 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         out.validRows += 1;
         return out;
     }
-    case Kind::CacheWriteAddrGen:
-        return Scalar{in[0].scalar() * static_cast<std::uint64_t>(offsetPerIdx_) + in[1].scalar()};
+    case Kind::CacheWriteAddrGen: // idx, tile count: the request's last tile (where the new row is appended)
+        return Scalar{in[0].scalar() * static_cast<std::uint64_t>(offsetPerIdx_) + in[1].scalar() - 1};
     case Kind::SignalReqAllRead:
         return Scalar{in[0].scalar() + 1};
     case Kind::RetileRow: {

@@ -92,6 +92,19 @@ int Graph::add(const std::string& kind, const std::string& name, const nlohmann:
     return numOps() - 1;
 }
 
+void Graph::removeOp(int index) {
+    ops_.erase(ops_.begin() + index);
+    names_.clear();
+    for (int i = 0; i < numOps(); ++i) {
+        names_[ops_[i]->name()] = i;
+        for (std::size_t p = 0; p < ops_[i]->inputs().size(); ++p) {
+            StreamRef r = ops_[i]->inputs()[p];
+            if (r.op > index) ops_[i]->rewireInput(static_cast<int>(p), {r.op - 1, r.out});
+        }
+    }
+    finalized_ = false;
+}
+
 int Graph::findOp(const std::string& name) const {
     auto it = names_.find(name);
     return it == names_.end() ? -1 : it->second;
@@ -111,6 +124,14 @@ std::vector<std::pair<int, int>> Graph::consumers(StreamRef r) const {
 
 void Graph::finalize() {
     if (finalized_) return;
+    // Connected placeholders have no consumers left: drop them; one still consumed was never connected.
+    for (int i = numOps() - 1; i >= 0; --i) {
+        if (ops_[i]->kind() != "Placeholder") continue;
+        if (!consumers({i, 0}).empty())
+            throw BadInput(ops_[i]->where() +
+                           ": never connected to the stream it stands for (GraphBuilder::connect)");
+        removeOp(i);
+    }
     int n = numOps();
     for (int i = 0; i < n; ++i) {
         for (int o = 0; o < static_cast<int>(ops_[i]->outputs().size()); ++o) {
@@ -192,8 +213,11 @@ Graph Graph::fromJson(const nlohmann::json& j) {
         for (auto& ij : oj.at("inputs")) {
             int src = g.findOp(ij.at(0).get<std::string>());
             if (src < 0)
-                throw BadInput(fmt::format("graph: operator '{}' input refers to unknown operator '{}'", name,
-                                           ij.at(0).get<std::string>()));
+                throw BadInput(
+                    fmt::format("graph: operator '{}' input refers to operator '{}', which is not "
+                                "defined before it (unknown, or a feedback loop, which graph files "
+                                "cannot hold yet)",
+                                name, ij.at(0).get<std::string>()));
             ins.push_back({src, ij.at(1).get<int>()});
         }
         int idx = g.add(oj.at("kind"), name, oj.at("args"), ins);

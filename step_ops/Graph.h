@@ -34,6 +34,9 @@ class Graph {
     int add(const std::string& kind, const std::string& name, const nlohmann::json& args,
             const std::vector<StreamRef>& inputs);
     std::string uniqueName(const std::string& base);
+    // Removes an operator that has no inputs and no consumers (a connected Placeholder), renumbering the
+    // rest.
+    void removeOp(int index);
 
     const Operator& op(int i) const { return *ops_.at(i); }
     Operator& op(int i) { return *ops_.at(i); }

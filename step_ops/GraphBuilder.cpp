@@ -1,5 +1,7 @@
 #include "step_ops/GraphBuilder.h"
 
+#include <fmt/format.h>
+
 #include "util/Error.h"
 
 namespace steprdu::step {
@@ -175,9 +177,8 @@ Stream GraphBuilder::expertAddrGen(Stream sel, std::int64_t tilesPerExpert, std:
 
 Stream GraphBuilder::cacheReadAddrGen(Stream idx, Stream tileCount, std::int64_t rowOffset,
                                       const std::string& name) {
-    Stream z = zip(idx, tileCount, name.empty() ? "" : name + ".zip");
-    return flatMap(z, {{"fn", "CacheReadAddr"}, {"row_offset", rowOffset}},
-                   name.empty() ? "CacheReadAddrGen" : name);
+    return add("FlatMap", {{"fn", "CacheReadAddr"}, {"row_offset", rowOffset}}, {idx, tileCount},
+               name.empty() ? "CacheReadAddrGen" : name)[0];
 }
 
 Stream GraphBuilder::filterLastTile(Stream tileCount, const std::string& name) {
@@ -244,6 +245,25 @@ Stream GraphBuilder::metadataGen(const std::vector<std::uint64_t>& values, const
         toks.push_back(v);
     if (shape.rank() >= 1 && !values.empty()) toks.push_back("S" + std::to_string(shape.rank()));
     return source("scalar", shape, toks, nlohmann::json::object(), name);
+}
+
+Stream GraphBuilder::placeholder(const std::string& type, const Shape& shape, const nlohmann::json& extra,
+                                 const std::string& name) {
+    nlohmann::json a = extra;
+    a["type"] = type;
+    a["shape"] = shape.toJson();
+    return add("Placeholder", a, {}, name)[0];
+}
+
+void GraphBuilder::connect(Stream ph, Stream real) {
+    const Operator& p = g_.op(ph.ref().op);
+    if (p.kind() != "Placeholder") throw BadInput(p.where() + ": connect() needs a Placeholder stream");
+    const StreamType &want = ph.type(), &got = real.type();
+    if (!want.dtype.equals(got.dtype) || want.shape.rank() != got.shape.rank())
+        throw BadInput(fmt::format("{}: {}", p.where(), expectedFound(want.str(), got.str())));
+    // The placeholder itself stays (stream handles keep their operator numbers) until finish() drops it.
+    for (auto [op, port] : g_.consumers(ph.ref()))
+        g_.op(op).rewireInput(port, real.ref());
 }
 
 void GraphBuilder::sink(Stream in, const std::string& name) {

@@ -108,6 +108,13 @@ class GraphBuilder {
                        const std::string& name = "MetadataGen");
     void sink(Stream in, const std::string& name = "Sink");
 
+    // Feedback loops: a placeholder stream can be consumed before its producer exists; connect() later
+    // routes its consumers to the real stream (same element type and rank) and removes the placeholder.
+    Stream placeholder(const std::string& type, const Shape& shape,
+                       const nlohmann::json& extra = nlohmann::json::object(),
+                       const std::string& name = "Placeholder");
+    void connect(Stream placeholder, Stream real);
+
     // Adds any operator by kind and JSON arguments (used by the ones above and by graph loading).
     std::vector<Stream> add(const std::string& kind, const nlohmann::json& args,
                             const std::vector<Stream>& ins, const std::string& name);

@@ -95,7 +95,12 @@ void emitNested(OpIO& io, int out, const std::vector<std::int64_t>& dims, int in
     }
 }
 
-void closeExpansion(OpIO& io, int in, int out, int levels) {
+void closeExpansion(OpIO& io, int in, int out, int levels, int inputRank) {
+    if (inputRank ==
+        0) { // a rank-0 stream has no stops: nothing to merge, and no reason to wait for the next token
+        if (levels > 0) io.push(out, Token::stop(levels));
+        return;
+    }
     const Token& t = io.peek(in);
     if (t.isStop()) {
         int k = t.level;

@@ -83,6 +83,7 @@ void emitNested(OpIO& io, int out, const std::vector<std::int64_t>& dims, int in
 
 // After one input element was expanded into `levels` output levels: if the input's next token is a stop
 // S_k it is consumed and S_{k+levels} emitted; otherwise S_levels closes the expansion (when levels > 0).
-void closeExpansion(OpIO& io, int in, int out, int levels);
+// `inputRank` is the input stream's rank: a rank-0 input has no stops, so the expansion closes at once.
+void closeExpansion(OpIO& io, int in, int out, int levels, int inputRank);
 
 } // namespace steprdu::step

@@ -9,9 +9,12 @@ std::string Dim::str() const {
 }
 
 Expr Shape::totalElements() const {
+    // A ragged dimension's symbol counts its elements across all enclosing dimensions, so it absorbs them.
     Expr e(1);
-    for (auto& d : dims_)
-        e = e * d.size;
+    for (auto it = dims_.rbegin(); it != dims_.rend(); ++it) {
+        e = e * it->size;
+        if (it->kind == DimKind::Ragged) break;
+    }
     return e;
 }
 

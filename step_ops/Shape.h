@@ -38,7 +38,12 @@ class Shape {
     int numDims() const { return static_cast<int>(dims_.size()); }
     // Dimension by rank: atRank(0) is the innermost.
     const Dim& atRank(int r) const { return dims_.at(dims_.size() - 1 - r); }
-    const std::vector<Dim>& dims() const { return dims_; }
+    const std::vector<Dim>& dims() const {
+        return dims_;
+    } // Elements in the stream. A ragged dimension's size counts its elements across every enclosing
+      // dimension
+    // (the sizes differ per position, so only the total is one number); the dimensions outside it do not
+    // multiply it again.
     Expr totalElements() const;
     // Dims at ranks [0, r) (the innermost r dims), outermost first.
     Shape inner(int r) const;

@@ -21,6 +21,9 @@ struct Tile {
     std::int64_t validRows = 0; // rows that are not padding (RetileStreamify's filter drops the rest)
     std::shared_ptr<const std::vector<float>> data;
     bool readFromMu = false; // the consumer reads it from a memory unit (roofline load cost applies)
+    // Columns that hold real values; -1 = all. A transposed Matmul (q K^T) sets it to its key tile's valid
+    // rows, so that scores against padding keys are masked (Exp gives 0 there).
+    std::int64_t validCols = -1;
 
     std::int64_t bytes() const { return rows * cols * elemBytes(elem); }
     float at(std::int64_t r, std::int64_t c) const { return (*data)[r * cols + c]; }

@@ -222,10 +222,12 @@ int Engine::firstAvailable(Task& t, const std::vector<int>& ins) {
             }
         }
         if (best >= 0) return best;
-        // Nothing has arrived by now: wait for the earliest head, or for an earlier push on any input.
+        if (earliest != kNever) { // move to the earliest head, then make sure nothing earlier is still coming
+            t.now = earliest;
+            continue;
+        }
         for (int i : ins)
             t.in[i]->consumerWaiting = true;
-        if (earliest != kNever) schedule(t, earliest);
         block(t, "the first of several inputs");
         for (int i : ins)
             t.in[i]->consumerWaiting = false;
@@ -351,7 +353,6 @@ void Engine::run() {
         Task& t = tasks_[e.task];
         if (t.finished || e.seq != t.seq) continue;
         t.queuedAt = kNever;
-        t.now = std::max(t.now, e.time);
         ++r_.switches;
         t.fiber = std::move(t.fiber).resume();
         if (t.error) std::rethrow_exception(t.error);

@@ -19,39 +19,29 @@ class Accum : public Reduction {
     }
 
     void run(OpIO& io) const override {
+        // Each element costs max(load, compute); the reduction closes on the stop that ends it (the published
+        // simulator attaches that stop to the last element), which adds the write-back of the result.
         Element acc = init_.make(io.functional());
         for (;;) {
             Token t = io.peek(0);
-            if (!t.isData()) {
-                io.pop(0);
-                if (t.isDone()) {
-                    io.push(0, t);
-                    return;
-                }
-                if (t.level >= rank_) { // a reduction over nothing emits the initial value
-                    Work w;
-                    io.push(0, Token::data(finish(std::move(acc), w)));
-                    if (t.level > rank_) io.push(0, Token::stop(t.level - rank_));
-                    acc = init_.make(io.functional());
-                }
-                continue;
-            }
-            const Token& next = io.peek(0, 1);
-            bool closes = next.isStop() && next.level >= rank_;
-            int level = next.level;
-            Work w = updateWork({t.value}, fn_.flops({acc, t.value}), fn_.fixedCycles());
-            acc = fn_.apply({acc, t.value}, io.functional());
-            if (!closes) {
+            if (t.isData()) {
+                Work w = updateWork({t.value}, fn_.flops({acc, t.value}), fn_.fixedCycles());
+                acc = fn_.apply({acc, t.value}, io.functional());
                 io.work(w);
                 io.pop(0);
                 continue;
             }
+            io.pop(0);
+            if (t.isDone()) {
+                io.push(0, t);
+                return;
+            }
+            if (t.level < rank_) continue;
+            Work w;
             Element out = finish(std::move(acc), w);
-            io.work(w);
+            if (w.storeElems) io.work(w);
             io.push(0, Token::data(std::move(out)));
-            io.pop(0);
-            io.pop(0);
-            if (level > rank_) io.push(0, Token::stop(level - rank_));
+            if (t.level > rank_) io.push(0, Token::stop(t.level - rank_));
             acc = init_.make(io.functional());
         }
     }

@@ -18,9 +18,10 @@ class Broadcast : public Operator {
 
     void run(OpIO& io) const override {
         for (;;) {
-            Token t = io.pop(0);
+            Token t = io.peek(0);
             for (std::size_t i = 0; i < out_.size(); ++i)
                 io.push(static_cast<int>(i), t);
+            io.pop(0);
             if (t.isDone()) return;
         }
     }

@@ -33,25 +33,28 @@ class Bufferize : public Operator {
     void run(OpIO& io) const override {
         auto content = std::make_shared<std::vector<Token>>();
         std::int64_t bytes = 0;
+        Work w;
+        w.kind = Work::Kind::BufferElement; // one element written per cycle
         for (;;) {
-            Token t = io.pop(0);
+            Token t = io.peek(0);
             if (t.isDone()) {
                 if (!content->empty()) fail("input ended inside a buffered sub-tensor");
                 io.push(0, t);
+                io.pop(0);
                 return;
             }
-            if (t.isData()) {
-                bytes += t.value.bytes();
-                Work w;
-                w.kind = Work::Kind::BufferElement;
-                io.work(w);
-            }
             if (t.isData() || t.level < rank_) {
+                if (t.isData()) {
+                    bytes += t.value.bytes();
+                    io.work(w);
+                }
                 content->push_back(std::move(t));
+                io.pop(0);
                 continue;
             }
             io.push(0, Token::data(BufferRef{content, bytes}));
             if (t.level > rank_) io.push(0, Token::stop(t.level - rank_));
+            io.pop(0);
             content = std::make_shared<std::vector<Token>>();
             bytes = 0;
         }

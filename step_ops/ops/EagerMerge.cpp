@@ -37,6 +37,8 @@ class EagerMerge : public Operator {
         std::vector<int> open(in_.size());
         for (std::size_t i = 0; i < in_.size(); ++i)
             open[i] = static_cast<int>(i);
+        Work w;
+        w.kind = Work::Kind::Merge;
         while (!open.empty()) {
             int i = io.firstAvailable(open);
             if (io.peek(i).isDone()) {
@@ -46,19 +48,12 @@ class EagerMerge : public Operator {
             }
             io.push(1, Token::data(Selector{static_cast<int>(in_.size()), {i}}));
             for (;;) {
-                Token t = io.pop(i);
+                Token t = io.peek(i);
                 if (t.isDone()) fail(fmt::format("input {} ended inside a chunk", i));
-                if (t.isData()) {
-                    Work w;
-                    w.kind = Work::Kind::Merge;
-                    io.work(w);
-                }
-                if (t.isData() && rank_ == 0) {
-                    io.push(0, t);
-                    break;
-                }
+                if (t.isData()) io.work(w); // one element per cycle
                 io.push(0, t);
-                if (t.isStop() && t.level >= rank_) break;
+                io.pop(i);
+                if ((t.isData() && rank_ == 0) || (t.isStop() && t.level >= rank_)) break;
             }
         }
         io.push(0, Token::done());

@@ -9,8 +9,10 @@ namespace steprdu::step::ops {
 
 void replayAlongRef(OpIO& io, const Operator& op, int scope, int inShift, int shift,
                     const std::function<void(const Element&)>& emit) {
-    auto popData = [&]() {
-        Token x = io.pop(0);
+    // The input element stays in its FIFO for its whole scope and leaves when the scope ends, as in the
+    // published simulator (so a long scope holds back whoever feeds the input).
+    auto headData = [&]() {
+        const Token& x = io.peek(0);
         if (!x.isData())
             throw BadInput(fmt::format("{}: input and reference disagree: expected an element, found {}",
                                        op.where(), x.str()));
@@ -19,28 +21,38 @@ void replayAlongRef(OpIO& io, const Operator& op, int scope, int inShift, int sh
     Element x;
     bool haveX = false, emitted = false;
     for (;;) {
-        Token r = io.pop(1);
+        Token r = io.peek(1);
         if (r.isDone()) {
             if (emitted && shift > 0) io.push(0, Token::stop(shift));
             Token t = io.pop(0);
             if (!t.isDone())
                 throw BadInput(
                     fmt::format("{}: reference ended before the input (input has {})", op.where(), t.str()));
+            io.pop(1);
             io.push(0, Token::done());
             return;
         }
         if (r.isData()) {
-            if (!haveX) x = popData();
-            haveX = scope > 0;
+            if (!haveX) x = headData();
+            haveX = true;
             if (emitted && shift > 0) io.push(0, Token::stop(shift));
             emit(x);
             emitted = true;
+            io.pop(1);
+            if (scope == 0) { // each element is its own scope
+                io.pop(0);
+                haveX = false;
+            }
             continue;
         }
         io.push(0, Token::stop(r.level + shift));
+        io.pop(1);
         emitted = false;
         if (r.level < scope) continue;
-        if (scope > 0 && !haveX) popData(); // an empty scope still consumes its element
+        if (scope > 0) { // the scope ended: its element (consumed even by an empty scope) leaves its FIFO
+            if (!haveX) headData();
+            io.pop(0);
+        }
         haveX = false;
         int lvl = r.level - inShift;
         if (lvl >= 1) {

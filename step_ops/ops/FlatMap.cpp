@@ -14,8 +14,8 @@ class FlatMap : public Operator {
     std::string kind() const override { return "FlatMap"; }
 
     void infer(const Graph&) override {
-        expectInputs(1);
         fn_ = args().at("fn").get<std::string>();
+        expectInputs(fn_ == "CacheReadAddr" && in_.size() == 2 ? 2 : 1);
         flatten_ = boolArg("flatten", false);
         filter_ = boolArg("filter_padding", false);
         const StreamType& in = in_[0];
@@ -36,8 +36,16 @@ class FlatMap : public Operator {
             outType = DataType::address();
             pattern = {Dim(n_), Dim(1)};
         } else if (fn_ == "CacheReadAddr") {
-            if (in.dtype.kind != DataType::Kind::Tuple || in.dtype.items.size() != 2)
-                fail("input: " + expectedFound("a Zip of (index, tile count)", in.dtype.str()));
+            bool pair = in_.size() == 2
+                            ? in_[1].dtype.equals(DataType::address()) && in.dtype.equals(DataType::address())
+                            : in.dtype.kind == DataType::Kind::Tuple && in.dtype.items.size() == 2;
+            if (!pair)
+                fail("inputs: " +
+                     expectedFound("(index, tile count) scalars, or a Zip of them", in.dtype.str()));
+            if (in_.size() == 2 && (in.shape.rank() != 0 || in_[1].shape.rank() != 0))
+                fail("the two-input form takes rank-0 streams; " +
+                     expectedFound("rank 0", std::to_string(std::max(in.shape.rank(), in_[1].shape.rank()))) +
+                     " (Zip higher-rank streams first)");
             n_ = intArg("row_offset");
             outType = DataType::address();
             pattern.push_back(Dim::ragged(name() + "_dyn"));
@@ -64,11 +72,19 @@ class FlatMap : public Operator {
 
     void run(OpIO& io) const override {
         int levels = flatten_ ? 0 : (fn_ == "ExpertAddr" ? 2 : 1);
+        const int n = static_cast<int>(in_.size());
         for (;;) {
-            Token t = io.pop(0);
+            Token t = io.peek(0);
+            if (n == 2) { // two lockstep inputs (index, tile count) form one element
+                const Token& u = io.peek(1);
+                if (u.kind != t.kind || u.level != t.level)
+                    fail("input streams disagree in structure: " + t.str() + " vs " + u.str());
+                if (t.isData()) t.value = TupleValue{{t.value, u.value}};
+            }
             if (t.isDone()) break;
             if (t.isStop()) {
                 io.push(0, Token::stop(t.level + levels));
+                popAll(io, n);
                 continue;
             }
             std::vector<Element> items = expand(t.value, io.functional());
@@ -77,8 +93,10 @@ class FlatMap : public Operator {
             std::size_t k = 0;
             emitNested(io, 0, dims, 0,
                        [&](const std::vector<std::int64_t>&) { io.push(0, Token::data(items[k++])); });
-            closeExpansion(io, 0, 0, levels);
+            popAll(io, n); // the element leaves its FIFO once expanded
+            closeExpansion(io, 0, 0, levels, in_[0].shape.rank());
         }
+        popAll(io, n);
         io.push(0, Token::done());
     }
 
@@ -114,8 +132,10 @@ class FlatMap : public Operator {
                 out.push_back(Scalar{idx * static_cast<std::uint64_t>(n_) + j});
         } else { // FilterLastTile
             std::uint64_t count = x.scalar();
+            // One-hot per tile: target 0 for the request's last tile, 1 for the others (the artifact's
+            // order).
             for (std::uint64_t j = 0; j < count; ++j)
-                out.push_back(Selector{2, {j + 1 == count ? 1 : 0}});
+                out.push_back(Selector{2, {j + 1 == count ? 0 : 1}});
         }
         return out;
     }

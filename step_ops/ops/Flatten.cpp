@@ -39,13 +39,12 @@ class Flatten : public Operator {
 
     void run(OpIO& io) const override {
         for (;;) {
-            Token t = io.pop(0);
+            Token t = io.peek(0);
             // Stops inside the merged range only end the innermost merged dim (none when it is rank 0).
-            if (t.isStop() && t.level > min_) {
-                if (t.level <= max_ && min_ == 0) continue;
-                t.level = t.level <= max_ ? min_ : t.level - (max_ - min_);
-            }
-            io.push(0, t);
+            bool drop = t.isStop() && t.level > min_ && t.level <= max_ && min_ == 0;
+            if (t.isStop() && t.level > min_) t.level = t.level <= max_ ? min_ : t.level - (max_ - min_);
+            if (!drop) io.push(0, t);
+            io.pop(0);
             if (t.isDone()) return;
         }
     }

@@ -66,15 +66,18 @@ class LinearOffChipLoad : public Operator {
             return;
         }
         for (;;) {
-            Token r = io.pop(0);
+            Token r = io.peek(0);
             if (r.isDone()) break;
             if (r.isStop()) {
                 io.push(0, Token::stop(r.level + levels));
+                io.pop(0);
                 continue;
             }
             pattern();
-            closeExpansion(io, 0, 0, levels);
+            io.pop(0); // the reference element leaves its FIFO once its read is replayed
+            closeExpansion(io, 0, 0, levels, in_[0].shape.rank());
         }
+        io.pop(0);
         io.push(0, Token::done());
     }
 

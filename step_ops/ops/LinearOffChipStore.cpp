@@ -33,12 +33,14 @@ class LinearOffChipStore : public Operator {
     void run(OpIO& io) const override {
         std::int64_t next = 0;
         for (;;) {
-            Token t = io.pop(0);
+            Token t = io.peek(0);
+            if (t.isData()) { // the tile leaves its FIFO once all its writes are acknowledged
+                const Tile& tile = t.value.tile();
+                io.offChip({tensor_, next, tile.rows, tile.cols, elemBytes(tile.elem), parDispatch_, true});
+                io.memory().writeTile(tensor_, next++, tile);
+            }
+            io.pop(0);
             if (t.isDone()) return;
-            if (!t.isData()) continue;
-            const Tile& tile = t.value.tile();
-            io.offChip({tensor_, next, tile.rows, tile.cols, elemBytes(tile.elem), parDispatch_, true});
-            io.memory().writeTile(tensor_, next++, tile);
         }
     }
 

@@ -25,41 +25,31 @@ class MapAccum : public Reduction {
     }
 
     void run(OpIO& io) const override {
+        // Costs as Accum's: max(load, compute) per pair of elements, the write-back when the reduction
+        // closes.
         Element acc = init_.make(io.functional());
         for (;;) {
             auto t = peekLockstep(io, *this, 2);
-            if (!t[0].isData()) {
-                popAll(io, 2);
-                if (t[0].isDone()) {
-                    io.push(0, t[0]);
-                    return;
-                }
-                if (t[0].level >= rank_) {
-                    Work w;
-                    io.push(0, Token::data(finish(std::move(acc), w)));
-                    if (t[0].level > rank_) io.push(0, Token::stop(t[0].level - rank_));
-                    acc = init_.make(io.functional());
-                }
-                continue;
-            }
-            const Token& next = io.peek(0, 1);
-            bool closes = next.isStop() && next.level >= rank_;
-            int level = next.level;
-            Work w =
-                updateWork({t[0].value, t[1].value}, fn_.flops({t[0].value, t[1].value}), fn_.fixedCycles());
-            acc = accumulate(std::move(acc), fn_.apply({t[0].value, t[1].value}, io.functional()),
-                             io.functional());
-            if (!closes) {
+            if (t[0].isData()) {
+                Work w = updateWork({t[0].value, t[1].value}, fn_.flops({t[0].value, t[1].value}),
+                                    fn_.fixedCycles());
+                acc = accumulate(std::move(acc), fn_.apply({t[0].value, t[1].value}, io.functional()),
+                                 io.functional());
                 io.work(w);
                 popAll(io, 2);
                 continue;
             }
+            popAll(io, 2);
+            if (t[0].isDone()) {
+                io.push(0, t[0]);
+                return;
+            }
+            if (t[0].level < rank_) continue;
+            Work w;
             Element out = finish(std::move(acc), w);
-            io.work(w);
+            if (w.storeElems) io.work(w);
             io.push(0, Token::data(std::move(out)));
-            popAll(io, 2);
-            popAll(io, 2);
-            if (level > rank_) io.push(0, Token::stop(level - rank_));
+            if (t[0].level > rank_) io.push(0, Token::stop(t[0].level - rank_));
             acc = init_.make(io.functional());
         }
     }

@@ -36,24 +36,27 @@ class Promote : public Operator {
         if (rank_ == inRank + 1) {
             // The stream's final stop (or, for rank 0, its last element) also closes the new dimension.
             for (;;) {
-                Token t = io.pop(0);
+                Token t = io.peek(0);
                 if (t.isDone()) {
                     io.push(0, t);
+                    io.pop(0);
                     return;
                 }
-                bool last = io.peek(0).isDone();
+                bool last = io.peek(0, 1).isDone();
                 if (last && t.isStop()) t.level = inRank + 1;
                 io.push(0, t);
                 if (last && t.isData()) io.push(0, Token::stop(inRank + 1));
+                io.pop(0);
             }
         }
         for (;;) {
-            Token t = io.pop(0);
+            Token t = io.peek(0);
             if (t.isStop() && t.level >= rank_) t.level += 1;
             bool data = t.isData(), done = t.isDone();
             io.push(0, std::move(t));
+            io.pop(0);
             if (done) return;
-            if (data && rank_ == 0) closeExpansion(io, 0, 0, 1);
+            if (data && rank_ == 0) closeExpansion(io, 0, 0, 1, in_[0].shape.rank());
         }
     }
 

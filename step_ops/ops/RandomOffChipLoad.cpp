@@ -31,15 +31,16 @@ class RandomOffChipLoad : public Operator {
 
     void run(OpIO& io) const override {
         for (;;) {
-            Token a = io.pop(0);
-            if (!a.isData()) {
+            Token a = io.peek(0);
+            if (a.isData()) {
+                std::int64_t tile = base_ + static_cast<std::int64_t>(a.value.scalar());
+                io.offChip({tensor_, tile, tr_, tc_, static_cast<int>(elemBytes_), parDispatch_, false});
+                io.push(0, Token::data(io.memory().readTile(tensor_, tile, tr_, tc_)));
+            } else {
                 io.push(0, a);
-                if (a.isDone()) return;
-                continue;
             }
-            std::int64_t tile = base_ + static_cast<std::int64_t>(a.value.scalar());
-            io.offChip({tensor_, tile, tr_, tc_, static_cast<int>(elemBytes_), parDispatch_, false});
-            io.push(0, Token::data(io.memory().readTile(tensor_, tile, tr_, tc_)));
+            io.pop(0);
+            if (a.isDone()) return;
         }
     }
 

@@ -30,26 +30,32 @@ class RandomOffChipStore : public Operator {
 
     void run(OpIO& io) const override {
         for (;;) {
-            Token a = io.pop(0);
+            Token a = io.peek(0);
             if (a.isStop()) {
                 io.push(0, a);
+                io.pop(0);
                 continue;
             }
-            Token d = io.pop(1);
-            while (d.isStop())
-                d = io.pop(1);
+            while (io.peek(1).isStop())
+                io.pop(1);
+            Token d = io.peek(1);
             if (a.isDone() || d.isDone()) {
                 if (!(a.isDone() && d.isDone()))
                     fail("address and data streams hold different numbers of elements");
+                io.pop(0);
+                io.pop(1);
                 io.push(0, Token::done());
                 return;
             }
+            // Both elements leave their FIFOs once the write is acknowledged.
             const Tile& tile = d.value.tile();
             std::int64_t idx = static_cast<std::int64_t>(a.value.scalar());
             io.offChip(
                 {tensor_, idx, tile.rows, tile.cols, static_cast<int>(elemBytes_), parDispatch_, true});
             io.memory().writeTile(tensor_, idx, tile);
             io.push(0, Token::data(Scalar{1}));
+            io.pop(0);
+            io.pop(1);
         }
     }
 

@@ -37,10 +37,11 @@ class Reassemble : public Operator {
 
     void run(OpIO& io) const override {
         for (;;) {
-            Token s = io.pop(n_);
+            Token s = io.peek(n_);
             if (s.isDone()) break;
             if (s.isStop()) {
                 io.push(0, Token::stop(s.level + rank_ + 1));
+                io.pop(n_);
                 continue;
             }
             std::vector<int> pending = s.value.selector().selected;
@@ -50,17 +51,21 @@ class Reassemble : public Operator {
                 drainChunk(io, i);
                 if (!pending.empty() && rank_ > 0) io.push(0, Token::stop(rank_));
             }
-            closeExpansion(io, n_, 0, rank_ + 1);
+            io.pop(n_);
+            closeExpansion(io, n_, 0, rank_ + 1, in_[n_].shape.rank());
         }
+        // The output closes with the selector stream, before the inputs' ends are seen: inside a feedback
+        // loop an input can only end once this output has.
+        io.push(0, Token::done());
+        io.pop(n_);
         for (int i = 0; i < n_; ++i)
             if (!io.pop(i).isDone()) fail(fmt::format("input {} has elements no selector asked for", i));
-        io.push(0, Token::done());
     }
 
   private:
     void drainChunk(OpIO& io, int i) const {
         for (;;) {
-            Token t = io.pop(i);
+            Token t = io.peek(i);
             if (t.isDone()) fail(fmt::format("input {} ended before the selector stream", i));
             if (t.isData()) {
                 Work w;
@@ -68,12 +73,10 @@ class Reassemble : public Operator {
                 if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu) w.addLoad(*tile);
                 io.work(w);
             }
-            if (t.isData() && rank_ == 0) {
-                io.push(0, t);
-                return;
-            }
-            if (t.isStop() && t.level >= rank_) return;
-            io.push(0, t);
+            bool end = (t.isData() && rank_ == 0) || (t.isStop() && t.level >= rank_);
+            if (!t.isStop() || t.level < rank_) io.push(0, t);
+            io.pop(i);
+            if (end) return;
         }
     }
     int n_ = 1, rank_ = 0;

@@ -18,21 +18,24 @@ class RepeatStatic : public Operator {
     }
 
     void run(OpIO& io) const override {
+        Work w;
+        w.kind = Work::Kind::Repeat;
         for (;;) {
-            Token t = io.pop(0);
+            Token t = io.peek(0);
             if (t.isDone()) break;
             if (t.isStop()) {
                 io.push(0, Token::stop(t.level + 1));
+                io.pop(0);
                 continue;
             }
-            Work w;
-            w.kind = Work::Kind::Repeat;
             emitNested(io, 0, {count_}, 0, [&](const std::vector<std::int64_t>&) {
                 io.push(0, t);
                 io.work(w); // one copy per cycle
             });
-            closeExpansion(io, 0, 0, 1);
+            io.pop(0);
+            closeExpansion(io, 0, 0, 1, in_[0].shape.rank());
         }
+        io.pop(0);
         io.push(0, Token::done());
     }
 

@@ -48,7 +48,11 @@ class Reshape : public Operator {
             if (padStream_) io.push(1, t.isData() ? Token::data(Scalar{padded ? 1u : 0u}) : t);
             io.push(0, std::move(t));
         };
-        auto closeChunk = [&]() { // merge the chunk boundary with a stop that follows it
+        auto closeChunk = [&]() {           // merge the chunk boundary with a stop that follows it
+            if (in_[0].shape.rank() == 0) { // no stops in the input: the chunk closes at once
+                emit(Token::stop(1), false);
+                return;
+            }
             const Token& next = io.peek(0);
             if (next.isStop()) {
                 int k = next.level;
@@ -61,7 +65,8 @@ class Reshape : public Operator {
         std::int64_t count = 0;
         Tile padTile;
         for (;;) {
-            Token t = io.pop(0);
+            Token t = io.peek(0);
+            io.pop(0); // shape operators take no time: dequeuing before or after emitting is the same
             if (rank_ > 0) {
                 if (t.isStop() && t.level == rank_)
                     t.level = (++count % chunk_ == 0) ? rank_ + 1 : rank_;

@@ -80,6 +80,29 @@ class Source : public Operator {
     std::vector<Token> tokens_;
 };
 
+// Placeholder: stands for a stream whose producer is built later (a feedback loop). GraphBuilder::connect
+// replaces it with the real stream before the graph runs.
+class Placeholder : public Operator {
+  public:
+    using Operator::Operator;
+    std::string kind() const override { return "Placeholder"; }
+    void infer(const Graph&) override {
+        expectInputs(0);
+        std::string type = args().at("type");
+        DataType dt;
+        if (type == "selector")
+            dt = DataType::selector(static_cast<int>(intArg("width")));
+        else if (type == "scalar")
+            dt = DataType::address();
+        else if (type == "tile")
+            dt = DataType::makeTile(intArg("tile_rows"), intArg("tile_cols"));
+        else
+            fail("argument 'type': " + expectedFound("selector, scalar or tile", "'" + type + "'"));
+        out_.push_back({dt, Shape::fromJson(args().at("shape"))});
+    }
+    void run(OpIO&) const override { fail("was never connected to the stream it stands for"); }
+};
+
 class Sink : public Operator {
   public:
     using Operator::Operator;
@@ -98,6 +121,9 @@ OperatorKind kindSource() {
 }
 OperatorKind kindSink() {
     return makeKind<Sink>("Sink", {});
+}
+OperatorKind kindPlaceholder() {
+    return makeKind<Placeholder>("Placeholder", {"type", "shape", "width", "tile_rows", "tile_cols"});
 }
 
 } // namespace steprdu::step::ops

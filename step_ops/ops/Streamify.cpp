@@ -55,16 +55,19 @@ class Streamify : public Operator {
         if (in_.size() == 1) {
             int levels = static_cast<int>(repeat_.size()) + bufRank_;
             for (;;) {
-                Token t = io.pop(0);
+                Token t = io.peek(0);
                 if (t.isDone()) break;
                 if (t.isStop()) {
                     io.push(0, Token::stop(t.level + levels));
+                    io.pop(0);
                     continue;
                 }
                 emitNested(io, 0, repeat_, bufRank_,
                            [&](const std::vector<std::int64_t>&) { emitBuffer(t.value); });
-                closeExpansion(io, 0, 0, levels);
+                io.pop(0); // the buffer reference leaves its FIFO once streamed
+                closeExpansion(io, 0, 0, levels, in_[0].shape.rank());
             }
+            io.pop(0);
             io.push(0, Token::done());
             return;
         }

@@ -26,13 +26,12 @@ class Zip : public Operator {
     void run(OpIO& io) const override {
         for (;;) {
             auto t = peekLockstep(io, *this, 2);
-            popAll(io, 2);
-            if (!t[0].isData()) {
+            if (!t[0].isData())
                 io.push(0, t[0]);
-                if (t[0].isDone()) return;
-                continue;
-            }
-            io.push(0, Token::data(TupleValue{{t[0].value, t[1].value}}));
+            else
+                io.push(0, Token::data(TupleValue{{t[0].value, t[1].value}}));
+            popAll(io, 2);
+            if (t[0].isDone()) return;
         }
     }
 };

@@ -117,12 +117,20 @@ TEST(TbAttentionInput, MaxNMustHoldEveryRequestAndBeWholeTiles) {
     EXPECT_NO_THROW(build({"strategy=coarse", "trace=" + trace, "max_n=224"}, false));
 }
 
-TEST(TbAttentionInput, DynamicStrategyIsNotAvailableYet) {
+TEST(TbAttentionFunctional, DynamicMatchesDirectComputation) {
+    // Dispatch through the feedback loop (EagerMerge of the regions' "all K tiles read" signals).
+    auto kv = traces::syntheticKvLengths(12, 13, 120, 100, 0, 300);
+    auto p = expectFunctional({"strategy=dynamic", "trace=" + writeTrace("syn12", kv.lengths), "max_n=320"});
+    EXPECT_EQ(p["regions"], 4);
+    expectFunctional({"strategy=dynamic", "batch=9", "regions=2"});
+}
+
+TEST(TbAttentionInput, DynamicNeedsMoreRequestsThanRegions) {
     try {
-        build({}, false); // dynamic is the default
+        build({"batch=4"}, false); // dynamic is the default
         ADD_FAILURE() << "expected BadInput";
     } catch (const BadInput& e) {
-        EXPECT_NE(std::string(e.what()).find("not yet"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("batch > regions"), std::string::npos) << e.what();
     }
 }
 
@@ -132,7 +140,7 @@ TEST(TbAttentionAnalyze, RealTraceOffChipBytesMatchClosedForm) {
     const std::string path = test::sharedPath(rel);
     auto kv = traces::readKvLengths(path);
     ASSERT_EQ(kv.batch(), 64);
-    for (std::string strategy : {"interleaved", "coarse"}) {
+    for (std::string strategy : {"interleaved", "coarse", "dynamic"}) {
         auto w = build({"strategy=" + strategy, "trace=" + path}, false);
         EXPECT_FALSE(w.params.value("functional", true));
         EXPECT_EQ(w.params["regions"], 4) << strategy;
@@ -141,19 +149,22 @@ TEST(TbAttentionAnalyze, RealTraceOffChipBytesMatchClosedForm) {
         EXPECT_EQ(w.figureFlops, m.flops) << strategy;
         // Six compute operators per region at 2048 FLOPs/cycle (qk, exp, pv, exp_sum, row_sum, div).
         EXPECT_EQ(m.allocatedFlopsPerCycle, 4 * 6 * 2048) << strategy;
-        // Timed-run settings of the attention scripts: depth 1; 16 for the metadata Broadcasts (idx, tile
-        // count, last tile, offset; coarse also the new-row addresses), 4 for the K/V write-back Broadcasts.
+        // Timed-run settings of the attention scripts: depth 1; 16 for the Broadcasts of each region's
+        // metadata (idx, tile count, offset), 4 for the K/V write-back FIFOs.
         EXPECT_EQ(w.channelDepth, 1);
         EXPECT_EQ(w.timingElemBytes, 2);
         int deep = 0, writeBack = 0;
         for (auto& [name, depth] : w.depthByProducer) {
-            EXPECT_NE(name.find(".bcast"), std::string::npos) << name;
-            (depth == 16 ? deep : writeBack) += 1;
-            if (depth != 16) {
+            if (depth == 16) {
+                EXPECT_NE(name.find(".bcast"), std::string::npos) << name;
+                ++deep;
+            } else {
                 EXPECT_EQ(depth, 4) << name;
+                EXPECT_NE(name.find("_write_back"), std::string::npos) << name;
+                ++writeBack;
             }
         }
-        EXPECT_EQ(deep, strategy == "coarse" ? 4 * 5 : 4 * 4) << strategy;
+        EXPECT_EQ(deep, 4 * 3) << strategy;
         EXPECT_EQ(writeBack, 4 * 2) << strategy;
     }
     // Fig 15's smaller batches are prefixes of the same trace; batch 16 runs coarse on one region.
