@@ -17,7 +17,8 @@ class TensorStore;
 struct Work {
     enum class Kind {
         Compute,       // a function application (Map, Accum, Scan, MapAccum)
-        Route,         // one element through Partition / Reassemble
+        MemoryRead,    // reading an element from its memory unit (routing operators, before the switch)
+        Route,         // switching one element to an output (Partition, Reassemble)
         Merge,         // one element through EagerMerge
         Repeat,        // one extra copy of RepeatStatic
         BufferElement, // one element into (Bufferize) or out of (Streamify) an on-chip buffer
@@ -28,6 +29,9 @@ struct Work {
     std::int64_t flops = 0;
     std::optional<std::int64_t> fixedCycles; // functions with a fixed cost
     std::int64_t computeBw = 0;
+    // Route: the element is sent no earlier than its arrival on this input plus the switch and read cycles
+    // (Reassemble); -1 = after the operator's current time.
+    int arrivalInput = -1;
 
     void addLoad(const Tile& t) {
         loadElems += t.rows * t.cols;
@@ -58,6 +62,9 @@ class OpIO {
     const Token& peek(int in) { return peek(in, 0); }
     virtual Token pop(int in) = 0;
     virtual void push(int out, Token t) = 0;
+    // Blocks until output `out` can take a data element without waiting (a Broadcast sends to all outputs
+    // at once, when every one has room).
+    virtual void awaitCapacity(int out) {}
     // Blocks until one of `ins` has a token and returns the input whose token is first (by time, in timed
     // executors); EagerMerge and Reassemble's arrival order.
     virtual int firstAvailable(const std::vector<int>& ins) = 0;

@@ -25,8 +25,9 @@ void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_
     bool wasIdle = q.empty();
     par = std::max(par, 1);
     for (std::int64_t g = 0; g * par < requests; ++g)
-        q.push_back(
-            {issueTime + g + 1, static_cast<int>(std::min<std::int64_t>(par, requests - g * par)), tile});
+        // Packet g is stamped issue + g; the channel hop makes none visible before issue + 1.
+        q.push_back({issueTime + std::max<std::int64_t>(g, 1),
+                     static_cast<int>(std::min<std::int64_t>(par, requests - g * par)), tile});
     if (requests == 0) {
         tiles_[tile].done(issueTime);
         freeTiles_.push_back(tile);

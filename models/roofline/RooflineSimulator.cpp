@@ -90,6 +90,7 @@ class Engine {
         }
     }
     void push(Task& t, Channel& c, Token tok);
+    void awaitSlot(Task& t, Channel& c);
     Token pop(Task& t, Channel& c);
     const Token& peek(Task& t, Channel& c, int ahead);
     int firstAvailable(Task& t, const std::vector<int>& ins);
@@ -123,6 +124,7 @@ class RooflineIO : public step::OpIO {
     const Token& peek(int in, int ahead) override { return e_.peek(t_, *t_.in.at(in), ahead); }
     Token pop(int in) override { return e_.pop(t_, *t_.in.at(in)); }
     void push(int out, Token t) override { e_.push(t_, *t_.out.at(out), std::move(t)); }
+    void awaitCapacity(int out) override { e_.awaitSlot(t_, *t_.out.at(out)); }
     int firstAvailable(const std::vector<int>& ins) override { return e_.firstAvailable(t_, ins); }
     void work(const step::Work& w) override { e_.work(t_, w); }
     void offChip(const step::OffChipAccess& a) override { e_.offChip(t_, a); }
@@ -147,24 +149,29 @@ void Engine::scheduleHbm() {
     queue_.push({next, -1, ++hbmSeq_});
 }
 
+void Engine::awaitSlot(Task& t, Channel& c) {
+    if (c.capacity <= 0) return;
+    for (;;) {
+        while (!c.credits.empty() && c.credits.front() <= t.now)
+            c.credits.pop_front();
+        if (c.dataQueued + static_cast<std::int64_t>(c.credits.size()) < c.capacity) return;
+        if (!c.credits
+                 .empty()) { // a slot frees when its credit returns: the sender's clock stalls until then
+            t.now = c.credits.front();
+            continue;
+        }
+        c.producerWaiting = true;
+        if (c.consumerWaiting) { // it may be looking for what follows the queued data: more data
+            c.consumerWaiting = false;
+            wake(*c.consumer, t.now);
+        }
+        block(t, "a free slot in " + c.name);
+    }
+}
+
 void Engine::push(Task& t, Channel& c, Token tok) {
     if (tok.isData() && c.capacity > 0) {
-        for (;;) {
-            while (!c.credits.empty() && c.credits.front() <= t.now)
-                c.credits.pop_front();
-            if (c.dataQueued + static_cast<std::int64_t>(c.credits.size()) < c.capacity) break;
-            if (!c.credits
-                     .empty()) { // a slot frees when its credit returns: the sender's clock stalls until then
-                t.now = c.credits.front();
-                continue;
-            }
-            c.producerWaiting = true;
-            if (c.consumerWaiting) { // it may be looking for what follows the queued data: more data
-                c.consumerWaiting = false;
-                wake(*c.consumer, t.now);
-            }
-            block(t, "a free slot in " + c.name);
-        }
+        awaitSlot(t, c);
         ++c.dataQueued;
     }
     std::int64_t visible = std::max(t.now + 1, c.lastVisible);
@@ -245,8 +252,16 @@ void Engine::work(Task& t, const step::Work& w) {
         cycles = std::max({load, compute, store});
         break;
     }
-    case K::Route: // switch cycles (1) after reading the element from its memory unit
-        cycles = load + 1;
+    case K::MemoryRead:
+        cycles = load;
+        break;
+    case K::Route: // one switch cycle (after the read, if the element comes from a memory unit)
+        if (w.arrivalInput >= 0) { // no earlier than the element's arrival + switch + read
+            std::int64_t at = t.in.at(w.arrivalInput)->q.front().visible + 1 + load;
+            cycles = std::max<std::int64_t>(0, at - t.now);
+        } else {
+            cycles = load + 1;
+        }
         break;
     case K::Merge:
     case K::Repeat:

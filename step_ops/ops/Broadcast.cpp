@@ -17,11 +17,15 @@ class Broadcast : public Operator {
     }
 
     void run(OpIO& io) const override {
+        // As the published simulator's Broadcast: dequeue, wait until every output has room, send to all at
+        // once.
         for (;;) {
-            Token t = io.peek(0);
+            Token t = io.pop(0);
+            if (t.isData())
+                for (std::size_t i = 0; i < out_.size(); ++i)
+                    io.awaitCapacity(static_cast<int>(i));
             for (std::size_t i = 0; i < out_.size(); ++i)
                 io.push(static_cast<int>(i), t);
-            io.pop(0);
             if (t.isDone()) return;
         }
     }

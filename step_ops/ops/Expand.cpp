@@ -9,8 +9,9 @@ namespace steprdu::step::ops {
 
 void replayAlongRef(OpIO& io, const Operator& op, int scope, int inShift, int shift,
                     const std::function<void(const Element&)>& emit) {
-    // The input element stays in its FIFO for its whole scope and leaves when the scope ends, as in the
-    // published simulator (so a long scope holds back whoever feeds the input).
+    // The input element stays in its FIFO for its whole scope and leaves when the scope ends, while each
+    // reference element leaves before its copy is emitted, as in the published simulator's ExpandRef (so a
+    // long scope holds back whoever feeds the input).
     auto headData = [&]() {
         const Token& x = io.peek(0);
         if (!x.isData())
@@ -35,18 +36,18 @@ void replayAlongRef(OpIO& io, const Operator& op, int scope, int inShift, int sh
         if (r.isData()) {
             if (!haveX) x = headData();
             haveX = true;
+            io.pop(1); // each reference element is dequeued before its copy is emitted
             if (emitted && shift > 0) io.push(0, Token::stop(shift));
             emit(x);
             emitted = true;
-            io.pop(1);
             if (scope == 0) { // each element is its own scope
                 io.pop(0);
                 haveX = false;
             }
             continue;
         }
-        io.push(0, Token::stop(r.level + shift));
         io.pop(1);
+        io.push(0, Token::stop(r.level + shift));
         emitted = false;
         if (r.level < scope) continue;
         if (scope > 0) { // the scope ended: its element (consumed even by an empty scope) leaves its FIFO

@@ -31,13 +31,13 @@ class Parallelize : public Operator {
         int rank = in_[0].shape.rank();
         int next = 0;
         for (;;) {
-            Token t = io.peek(0);
+            // Dequeued before it is forwarded (as the published simulator's Parallelize does): a full region
+            // FIFO holds the element in hand, not in the input FIFO.
+            Token t = io.pop(0);
             if (t.isDone()) break;
             io.push(next, t);
-            io.pop(0);
             if ((rank == 0 && t.isData()) || (t.isStop() && t.level >= rank)) next = (next + 1) % n_;
         }
-        io.pop(0);
         for (int i = 0; i < n_; ++i)
             io.push(i, Token::done());
     }

@@ -30,53 +30,49 @@ class Partition : public Operator {
     }
 
     void run(OpIO& io) const override {
-        // Elements, and the selector that routed them, leave their FIFOs once forwarded.
+        // The published simulator's order: the selector is dequeued before its chunk; each element is read
+        // from its memory unit, dequeued, then switched (one cycle) to the selected outputs.
         std::vector<int> all(n_);
         for (int i = 0; i < n_; ++i)
             all[i] = i;
         for (;;) {
-            Token s = io.peek(1);
+            Token s = io.pop(1);
             if (s.isDone()) {
                 // Outputs close with the selector stream, before the input's end is seen: inside a feedback
                 // loop the input can only end once the outputs have.
                 for (int i : all)
                     io.push(i, Token::done());
-                io.pop(1);
                 expect(io.pop(0), Token::Kind::Done, 0);
                 return;
             }
             if (s.isStop()) { // an outer boundary with no chunk before it
                 expect(io.pop(0), Token::Kind::Stop, s.level + rank_);
-                io.pop(1);
                 continue;
             }
             const auto targets = s.value.selector().selected;
-            if (rank_ == 0) {
-                Token t = io.peek(0);
-                if (!t.isData()) fail("input and selector disagree: expected an element, found " + t.str());
-                route(io, t);
-                for (int i : targets)
-                    io.push(i, t);
-                io.pop(0);
-                io.pop(1);
-                continue;
-            }
             for (;;) {
                 Token t = io.peek(0);
                 if (t.isDone()) fail("input ended inside a chunk");
-                if (t.isData() || t.level < rank_) {
-                    route(io, t);
-                    for (int i : targets)
-                        io.push(i, t);
-                    io.pop(0);
-                    continue;
+                if (rank_ == 0 && !t.isData())
+                    fail("input and selector disagree: expected an element, found " + t.str());
+                if (t.isData()) {
+                    Work read;
+                    read.kind = Work::Kind::MemoryRead;
+                    if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu)
+                        read.addLoad(*tile);
+                    io.work(read);
                 }
-                for (int i : targets)
-                    io.push(i, Token::stop(rank_));
                 io.pop(0);
-                io.pop(1);
-                if (t.level > rank_) expect(io.pop(1), Token::Kind::Stop, t.level - rank_);
-                break;
+                if (t.isData()) {
+                    Work sw;
+                    sw.kind = Work::Kind::Route;
+                    io.work(sw);
+                }
+                bool closes = t.isStop() && t.level >= rank_;
+                for (int i : targets)
+                    io.push(i, closes ? Token::stop(rank_) : t);
+                if (closes && t.level > rank_) expect(io.pop(1), Token::Kind::Stop, t.level - rank_);
+                if (closes || (rank_ == 0 && t.isData())) break;
             }
         }
     }

@@ -37,11 +37,10 @@ class Reassemble : public Operator {
 
     void run(OpIO& io) const override {
         for (;;) {
-            Token s = io.peek(n_);
+            Token s = io.pop(n_); // dequeued before its chunks, as in the published simulator
             if (s.isDone()) break;
             if (s.isStop()) {
                 io.push(0, Token::stop(s.level + rank_ + 1));
-                io.pop(n_);
                 continue;
             }
             std::vector<int> pending = s.value.selector().selected;
@@ -51,13 +50,11 @@ class Reassemble : public Operator {
                 drainChunk(io, i);
                 if (!pending.empty() && rank_ > 0) io.push(0, Token::stop(rank_));
             }
-            io.pop(n_);
             closeExpansion(io, n_, 0, rank_ + 1, in_[n_].shape.rank());
         }
         // The output closes with the selector stream, before the inputs' ends are seen: inside a feedback
         // loop an input can only end once this output has.
         io.push(0, Token::done());
-        io.pop(n_);
         for (int i = 0; i < n_; ++i)
             if (!io.pop(i).isDone()) fail(fmt::format("input {} has elements no selector asked for", i));
     }
@@ -67,15 +64,16 @@ class Reassemble : public Operator {
         for (;;) {
             Token t = io.peek(i);
             if (t.isDone()) fail(fmt::format("input {} ended before the selector stream", i));
-            if (t.isData()) {
+            if (t.isData()) { // leaves no earlier than its arrival + switch + memory-unit read
                 Work w;
                 w.kind = Work::Kind::Route;
+                w.arrivalInput = i;
                 if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu) w.addLoad(*tile);
                 io.work(w);
             }
+            io.pop(i);
             bool end = (t.isData() && rank_ == 0) || (t.isStop() && t.level >= rank_);
             if (!t.isStop() || t.level < rank_) io.push(0, t);
-            io.pop(i);
             if (end) return;
         }
     }
