@@ -20,6 +20,9 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
+bench: build
+	$(BUILD)/steprdu bench
+
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
 

@@ -26,6 +26,12 @@ std::string scalar(const YAML::Node& n, const std::string& where) {
     return n.as<std::string>();
 }
 
+std::string withShared(std::string value, const std::string& sharedDir) {
+    auto at = value.find("{shared}");
+    if (at != std::string::npos) value.replace(at, 8, sharedDir);
+    return value;
+}
+
 std::vector<std::pair<std::string, std::string>> knobMap(const YAML::Node& n, const std::string& where) {
     std::vector<std::pair<std::string, std::string>> out;
     if (!n) return out;
@@ -105,19 +111,15 @@ ExperimentResult runExperiment(const ExperimentDef& def, const std::string& shar
             for (auto& c : combos)
                 for (auto& v : values) {
                     auto n = c;
-                    n.push_back(key + "=" + v);
+                    n.push_back(key + "=" + withShared(v, sharedDir));
                     next.push_back(n);
                 }
             combos = next;
         }
         for (auto& c : combos) {
             Point p{s.label, {}};
-            for (auto& [k, v] : s.knobs) {
-                std::string value = v;
-                auto at = value.find("{shared}");
-                if (at != std::string::npos) value.replace(at, 8, sharedDir);
-                p.knobs.push_back(k + "=" + value);
-            }
+            for (auto& [k, v] : s.knobs)
+                p.knobs.push_back(k + "=" + withShared(v, sharedDir));
             p.knobs.insert(p.knobs.end(), c.begin(), c.end());
             points.push_back(p);
         }

@@ -29,6 +29,7 @@ const char* kUsage = R"(usage:
   steprdu analyze <testbench> [knob=value ...] [--json]   symbolic metrics only, no simulation
   steprdu experiment list | <name> | claims [--shared DIR] [--out DIR] [--json]
                                               reproduce a paper figure as CSV; `claims` checks the paper's numbers
+  steprdu bench [--shared DIR] [--json]     simulated cycles per wall second on the standard cases
   steprdu <command> --help)";
 
 struct Common {
@@ -59,7 +60,7 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
             "stop with exit code 4 past this many simulated cycles (0: no limit)")(
             "max-wall-seconds", po::value(&c.maxWallSeconds)->default_value(0),
             "stop with exit code 4 after this much wall time (0: no limit)");
-    if (cmd == "experiment")
+    if (cmd == "experiment" || cmd == "bench")
         opts.add_options()("shared", po::value(&c.shared),
                            "folder with the real traces (default: $STEPRDU_SHARED, else ../shared)")(
             "out", po::value(&c.out), "write <name>.csv (and claims.json) here (default: runs/<name>)");
@@ -81,7 +82,7 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
         std::cout << kUsage << "\n\n" << opts << "\n";
         return c;
     }
-    if (cmd != "list") {
+    if (cmd != "list" && cmd != "bench") {
         if (positional.empty())
             throw BadInput(fmt::format(
                 "steprdu {}: {}", cmd,
@@ -90,7 +91,8 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
         c.testbench = positional.front();
         c.knobs.assign(positional.begin() + 1, positional.end());
     } else if (!positional.empty()) {
-        throw BadInput("steprdu list: " + expectedFound("no arguments", "'" + positional.front() + "'"));
+        throw BadInput("steprdu " + cmd + ": " +
+                       expectedFound("no arguments", "'" + positional.front() + "'"));
     }
     return c;
 }
@@ -256,6 +258,66 @@ int cmdExperiment(const Common& c) {
     return 0;
 }
 
+// The standard cases: the issue's speed targets (Mixtral b64 tile 16, the Fig 9 sweep) and attention.
+int cmdBench(const Common& c) {
+    std::string shared = c.shared;
+    if (shared.empty()) shared = std::getenv("STEPRDU_SHARED") ? std::getenv("STEPRDU_SHARED") : "../shared";
+    bool real = std::filesystem::is_directory(shared + "/traces");
+    if (!real)
+        std::cerr << "steprdu: " << shared
+                  << "/traces not found; benchmarking the bundled synthetic traces\n";
+    auto moe = [&](const std::string& model, const std::string& file) {
+        return real ? "trace=" + shared + "/traces/expert_routing/" + file : std::string("model=" + model);
+    };
+    struct Case {
+        std::string name, testbench;
+        std::vector<std::string> knobs;
+    };
+    std::vector<Case> cases{{"moe mixtral b64 tile 16",
+                             "moe",
+                             {"model=mixtral", moe("mixtral", "mixtral_b64/008_010.csv"), "tile_n=16"}}};
+    for (auto [model, file] :
+         {std::pair{"mixtral", "mixtral_b64/008_010.csv"}, std::pair{"qwen", "qwen_b64/032_012.csv"}})
+        for (auto t : {"8", "16", "32", "64", "dynamic"})
+            cases.push_back({fmt::format("fig9 {} tile {}", model, t),
+                             "moe",
+                             {std::string("model=") + model, moe(model, file), std::string("tile_n=") + t}});
+    for (auto s : {"coarse", "interleaved", "dynamic"})
+        cases.push_back({fmt::format("attention b64 {}", s),
+                         "attention",
+                         {std::string("strategy=") + s,
+                          real ? "trace=" + shared + "/traces/kv_lengths/b64/conv_stdev0996_4007_4070.csv"
+                               : "batch=64"}});
+    nlohmann::json out = nlohmann::json::array();
+    double fig9 = 0;
+    if (!c.json)
+        std::cout << fmt::format("{:28} {:>12} {:>9} {:>14}\n", "case", "cycles", "wall s", "cycles/s");
+    for (auto& k : cases) {
+        tb::RunRequest req;
+        req.testbench = k.testbench;
+        req.knobs = k.knobs;
+        auto j = tb::runTestbench(req);
+        double wall = j["wall_seconds"].get<double>();
+        if (k.name.rfind("fig9", 0) == 0) fig9 += wall;
+        out.push_back({{"case", k.name},
+                       {"cycles", j["cycles"]},
+                       {"wall_seconds", wall},
+                       {"sim_cycles_per_second", j["sim_cycles_per_second"]}});
+        if (!c.json)
+            std::cout << fmt::format("{:28} {:>12} {:>9.2f} {:>14.3g}\n", k.name,
+                                     j["cycles"].get<std::int64_t>(), wall,
+                                     j["sim_cycles_per_second"].get<double>());
+    }
+    if (c.json) {
+        std::cout << nlohmann::json{{"cases", out}, {"fig9_sweep_wall_seconds", fig9}, {"real_traces", real}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        std::cout << fmt::format("fig9 sweep (10 points): {:.2f} s wall\n", fig9);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -267,14 +329,15 @@ int main(int argc, char** argv) {
         }
         std::string cmd = args[0];
         args.erase(args.begin());
-        if (cmd != "list" && cmd != "run" && cmd != "analyze" && cmd != "experiment")
+        if (cmd != "list" && cmd != "run" && cmd != "analyze" && cmd != "experiment" && cmd != "bench")
             throw BadInput("steprdu: unknown command '" + cmd + "'; " +
-                           expectedFound("list, run, analyze or experiment", "'" + cmd + "'"));
+                           expectedFound("list, run, analyze, experiment or bench", "'" + cmd + "'"));
         Common c = parse(cmd, args);
         if (c.help) return 0;
         if (cmd == "list") return cmdList(c);
         if (cmd == "analyze") return cmdAnalyze(c);
         if (cmd == "experiment") return cmdExperiment(c);
+        if (cmd == "bench") return cmdBench(c);
         return cmdRun(c);
     } catch (const StepError& e) {
         std::cerr << "steprdu: error: " << e.what() << "\n";
