@@ -11,26 +11,38 @@
 namespace steprdu::step::ops {
 namespace {
 
-class Source : public Operator {
+// Operators whose stream type is declared by arguments: type (selector | scalar | tile), width or tile
+// size, and shape.
+class DeclaredStream : public Operator {
   public:
     using Operator::Operator;
+
+  protected:
+    static StreamType declaredType(const DeclaredStream& op) {
+        std::string type = op.args().at("type");
+        DataType dt;
+        if (type == "selector")
+            dt = DataType::selector(static_cast<int>(op.intArg("width")));
+        else if (type == "scalar")
+            dt = DataType::address();
+        else if (type == "tile")
+            dt = DataType::makeTile(op.intArg("tile_rows"), op.intArg("tile_cols"));
+        else
+            op.fail("argument 'type': " + expectedFound("selector, scalar or tile", "'" + type + "'"));
+        return {dt, Shape::fromJson(op.args().at("shape"))};
+    }
+};
+
+class Source : public DeclaredStream {
+  public:
+    using DeclaredStream::DeclaredStream;
     std::string kind() const override { return "Source"; }
 
     void infer(const Graph&) override {
         expectInputs(0);
-        std::string type = args().at("type");
-        Shape shape = Shape::fromJson(args().at("shape"));
-        DataType dt;
-        if (type == "selector")
-            dt = DataType::selector(static_cast<int>(intArg("width")));
-        else if (type == "scalar")
-            dt = DataType::address();
-        else if (type == "tile")
-            dt = DataType::makeTile(intArg("tile_rows"), intArg("tile_cols"));
-        else
-            fail("argument 'type': " + expectedFound("selector, scalar or tile", "'" + type + "'"));
-        tokens_ = parseTokens(dt);
-        out_.push_back({dt, shape});
+        StreamType t = declaredType(*this);
+        tokens_ = parseTokens(t.dtype);
+        out_.push_back(t);
     }
 
     void run(OpIO& io) const override {
@@ -82,23 +94,13 @@ class Source : public Operator {
 
 // Placeholder: stands for a stream whose producer is built later (a feedback loop). GraphBuilder::connect
 // replaces it with the real stream before the graph runs.
-class Placeholder : public Operator {
+class Placeholder : public DeclaredStream {
   public:
-    using Operator::Operator;
+    using DeclaredStream::DeclaredStream;
     std::string kind() const override { return "Placeholder"; }
     void infer(const Graph&) override {
         expectInputs(0);
-        std::string type = args().at("type");
-        DataType dt;
-        if (type == "selector")
-            dt = DataType::selector(static_cast<int>(intArg("width")));
-        else if (type == "scalar")
-            dt = DataType::address();
-        else if (type == "tile")
-            dt = DataType::makeTile(intArg("tile_rows"), intArg("tile_cols"));
-        else
-            fail("argument 'type': " + expectedFound("selector, scalar or tile", "'" + type + "'"));
-        out_.push_back({dt, Shape::fromJson(args().at("shape"))});
+        out_.push_back(declaredType(*this));
     }
     void run(OpIO&) const override { fail("was never connected to the stream it stands for"); }
 };
