@@ -4,9 +4,9 @@
 #include <exception>
 
 #include <boost/context/fiber.hpp>
-#include <boost/context/protected_fixedsize_stack.hpp>
 #include <fmt/format.h>
 
+#include "step_ops/OperatorFiber.h"
 #include "util/Error.h"
 
 namespace steprdu::step {
@@ -128,20 +128,10 @@ InterpreterResult Interpreter::run(Graph& g) {
         t.functional = functional_;
         t.isSink = t.op->kind() == "Sink";
         Task* self = &t;
-        t.fiber = ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(256 * 1024),
-                             [self](ctx::fiber&& sched) {
-                                 self->scheduler = std::move(sched);
-                                 try {
-                                     InterpIO io(*self);
-                                     self->op->run(io);
-                                 } catch (const ctx::detail::forced_unwind&) {
-                                     throw; // a fiber destroyed while suspended must unwind
-                                 } catch (...) {
-                                     self->error = std::current_exception();
-                                 }
-                                 self->finished = true;
-                                 return std::move(self->scheduler);
-                             });
+        t.fiber = operatorFiber(self, [self] {
+            InterpIO io(*self);
+            self->op->run(io);
+        });
     }
     // Round-robin until every operator finished; a full pass without any token moving is a deadlock.
     int remaining = n;

@@ -6,9 +6,9 @@
 #include <queue>
 
 #include <boost/context/fiber.hpp>
-#include <boost/context/protected_fixedsize_stack.hpp>
 #include <fmt/format.h>
 
+#include "step_ops/OperatorFiber.h"
 #include "step_ops/TensorStore.h"
 #include "util/Error.h"
 
@@ -329,20 +329,10 @@ void Engine::run() {
     for (auto& t : tasks_) {
         Task* self = &t;
         Engine* engine = this;
-        t.fiber = ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(256 * 1024),
-                             [self, engine](ctx::fiber&& sched) {
-                                 self->scheduler = std::move(sched);
-                                 try {
-                                     RooflineIO io(*engine, *self);
-                                     self->op->run(io);
-                                 } catch (const ctx::detail::forced_unwind&) {
-                                     throw; // a fiber destroyed while suspended must unwind
-                                 } catch (...) {
-                                     self->error = std::current_exception();
-                                 }
-                                 self->finished = true;
-                                 return std::move(self->scheduler);
-                             });
+        t.fiber = step::operatorFiber(self, [self, engine] {
+            RooflineIO io(*engine, *self);
+            self->op->run(io);
+        });
         schedule(t, 0);
     }
     auto start = std::chrono::steady_clock::now();
