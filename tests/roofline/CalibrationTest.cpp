@@ -11,6 +11,7 @@
 #include "SharedData.h"
 #include "hw/HwConfigLoader.h"
 #include "models/roofline/RooflineSimulator.h"
+#include "testbenches/Runner.h"
 #include "testbenches/Testbench.h"
 #include "util/Strings.h"
 
@@ -19,23 +20,13 @@
 using namespace steprdu;
 
 namespace {
-roofline::RooflineOptions stepEval(const tb::Workload& w) {
-    auto cfg = hw::loadHwConfig("step_eval");
-    roofline::RooflineOptions o;
-    o.pmuBytesPerCycle = cfg.pmu.bandwidth_bytes_per_cycle;
-    o.hbm = {cfg.hbm.request_bytes,        cfg.hbm.channels,       cfg.hbm.latency_cycles,
-             cfg.hbm.init_interval_cycles, cfg.hbm.startup_cycles, cfg.roofline.step_compat,
-             cfg.roofline.step_compat};
-    o.timingElemBytes = w.timingElemBytes;
-    o.channelDepth = w.channelDepth;
-    o.depthByProducer = w.depthByProducer;
-    return o;
-}
 
 std::int64_t cycles(const std::string& testbench, const std::vector<std::string>& knobs) {
     const auto& t = tb::findTestbench(testbench);
     auto w = t.build(tb::Knobs(t.name(), t.knobs(), knobs), false);
-    return roofline::RooflineSimulator(stepEval(w)).run(w.graph).cycles;
+    return roofline::RooflineSimulator(tb::rooflineOptions(hw::loadHwConfig("step_eval"), w))
+        .run(w.graph)
+        .cycles;
 }
 } // namespace
 
