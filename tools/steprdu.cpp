@@ -11,6 +11,7 @@
 #include "hw/HwConfigLoader.h"
 #include "step_ops/Interpreter.h"
 #include "step_ops/Metrics.h"
+#include "testbenches/Calibration.h"
 #include "testbenches/Claims.h"
 #include "testbenches/Experiment.h"
 #include "testbenches/Runner.h"
@@ -27,7 +28,7 @@ const char* kUsage = R"(usage:
   steprdu run <testbench> [knob=value ...] [--backend roofline|interp] [--hw <preset|file.yaml>]
               [--set <hw.key.path>=<value> ...] [--out DIR] [--json]
   steprdu analyze <testbench> [knob=value ...] [--json]   symbolic metrics only, no simulation
-  steprdu experiment list | <name> | claims [--shared DIR] [--out DIR] [--json]
+  steprdu experiment list | <name> | claims | calibration [--shared DIR] [--out DIR] [--json]
                                               reproduce a paper figure as CSV; `claims` checks the paper's numbers
   steprdu bench [--shared DIR] [--json]     simulated cycles per wall second on the standard cases
   steprdu <command> --help)";
@@ -194,6 +195,34 @@ int cmdRun(const Common& c) {
     return 0;
 }
 
+int printCalibration(const std::vector<tb::CalibrationCheck>& checks, const std::string& out, bool json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (auto& k : checks)
+        j.push_back({{"group", k.group},
+                     {"point", k.what},
+                     {"measured", k.measured},
+                     {"reference", k.reference},
+                     {"relative_difference", k.relative()},
+                     {"tolerance", k.tolerance},
+                     {"within_tolerance", k.ok()}});
+    bool all = std::all_of(checks.begin(), checks.end(), [](const auto& k) { return k.ok(); });
+    nlohmann::json doc = {{"checks", j}, {"all_within_tolerance", all}};
+    std::ofstream(out + "/calibration.json") << doc.dump(2) << "\n";
+    if (json) {
+        std::cout << doc.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << fmt::format("{:18} {:36} {:>12} {:>12} {:>7}\n", "group", "point", "steprdu", "published",
+                             "diff");
+    for (auto& k : checks)
+        std::cout << fmt::format("{:18} {:36} {:>12} {:>12} {:+6.2f}% {}\n", k.group, k.what,
+                                 fmt::format(k.reference > 100 ? "{:.0f}" : "{:.4f}", k.measured),
+                                 fmt::format(k.reference > 100 ? "{:.0f}" : "{:.4f}", k.reference),
+                                 100 * k.relative(),
+                                 k.ok() ? "" : fmt::format("(outside {:g}%)", 100 * k.tolerance));
+    return 0;
+}
+
 int cmdExperiment(const Common& c) {
     const std::string& name = c.testbench;
     if (name == "list") {
@@ -201,6 +230,8 @@ int cmdExperiment(const Common& c) {
             std::cout << fmt::format("  {:10} {}\n", n, tb::loadExperiment(n).description);
         std::cout << fmt::format("  {:10} {}\n", "claims",
                                  "runs the experiments behind the paper's §5 numbers and compares");
+        std::cout << fmt::format("  {:10} {}\n", "calibration",
+                                 "reruns the published simulator's reference points and compares");
         return 0;
     }
     std::string shared = c.shared;
@@ -213,6 +244,7 @@ int cmdExperiment(const Common& c) {
     auto progress = [](int k, int n, const std::string& what) {
         std::cerr << fmt::format("[{}/{}] {}\n", k, n, what);
     };
+    if (name == "calibration") return printCalibration(tb::runCalibration(shared, progress), out, c.json);
     std::vector<std::string> names =
         name == "claims" ? tb::claimExperiments() : std::vector<std::string>{name};
     std::map<std::string, tb::ExperimentResult> results;

@@ -1,0 +1,146 @@
+#include "testbenches/Calibration.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "testbenches/Runner.h"
+#include "util/Error.h"
+#include "util/Strings.h"
+
+namespace steprdu::tb {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Data rows of a reference CSV keyed by its header (the published files end lines with CRLF).
+std::vector<std::map<std::string, std::string>> readCsv(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw BadInput(fmt::format("{}: cannot read the file", path));
+    std::string line;
+    std::vector<std::string> header;
+    std::vector<std::map<std::string, std::string>> rows;
+    for (int n = 1; std::getline(in, line); ++n) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) continue;
+        auto cells = split(line, ',');
+        if (header.empty()) {
+            header = cells;
+            continue;
+        }
+        if (cells.size() != header.size())
+            throw BadInput(fmt::format(
+                "{}:{}: {}", path, n,
+                expectedFound(fmt::format("{} columns", header.size()), std::to_string(cells.size()))));
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < cells.size(); ++i)
+            row[header[i]] = cells[i];
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+const std::string& cell(const std::map<std::string, std::string>& row, const std::string& key,
+                        const std::string& file) {
+    auto it = row.find(key);
+    if (it == row.end())
+        throw BadInput(fmt::format("{}: {}", file, expectedFound("column '" + key + "'", "none")));
+    return it->second;
+}
+
+double cyclesOf(const std::string& testbench, const std::vector<std::string>& knobs) {
+    RunRequest r;
+    r.testbench = testbench;
+    r.knobs = knobs;
+    return runTestbench(r).at("cycles").get<double>();
+}
+
+// The KV trace of a reference row: kv_lengths/b64/conv_stdevSSSS_<start>_<end>.csv.
+std::string kvTrace(const std::string& shared, int start, int end) {
+    std::string suffix = fmt::format("_{:04d}_{:04d}.csv", start, end);
+    for (auto& e : fs::directory_iterator(shared + "/traces/kv_lengths/b64")) {
+        auto n = e.path().filename().string();
+        if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+            return e.path().string();
+    }
+    throw BadInput(fmt::format("{}/traces/kv_lengths/b64: {}", shared,
+                               expectedFound("a trace ending in " + suffix, "none")));
+}
+
+} // namespace
+
+std::vector<CalibrationCheck>
+runCalibration(const std::string& shared, const std::function<void(int, int, const std::string&)>& progress) {
+    struct Job {
+        std::string testbench, label;
+        std::vector<std::string> knobs;
+        double reference;
+    };
+    std::vector<Job> moe, attention;
+    const std::string moeRef =
+        shared + "/reference/moe_mixtral_b64/mixtral_iter008_layer_010_f64_combined.csv";
+    const std::string moeTrace = shared + "/traces/expert_routing/mixtral_b64/008_010.csv";
+    if (fs::exists(moeRef) && fs::exists(moeTrace))
+        for (auto& row : readCsv(moeRef)) {
+            // The published dynamic run is recorded with tile_N = 1 (its round_N).
+            std::string tn = cell(row, "tile_N", moeRef) == "1" ? "dynamic" : cell(row, "tile_N", moeRef);
+            moe.push_back({"moe",
+                           "tile_n=" + tn,
+                           {"model=mixtral", "batch=" + cell(row, "batch", moeRef), "trace=" + moeTrace,
+                            "tile_n=" + tn},
+                           std::stod(cell(row, "cycles", moeRef))});
+        }
+    const std::string attRef = shared + "/reference/attention_b64/batch64_sweep_combined.csv";
+    std::vector<std::map<std::string, std::string>> attRows;
+    if (fs::exists(attRef)) attRows = readCsv(attRef);
+    const char* strategies[] = {"coarse", "interleaved", "dynamic"};
+    const char* columns[] = {"static_coarse_cycles", "static_interleave_cycles", "dynamic_cycles"};
+    for (auto& row : attRows) {
+        std::string trace = kvTrace(shared, std::stoi(cell(row, "start_idx", attRef)),
+                                    std::stoi(cell(row, "end_idx", attRef)));
+        for (int s = 0; s < 3; ++s)
+            attention.push_back({"attention",
+                                 fmt::format("stdev {} {}", cell(row, "stdev", attRef), strategies[s]),
+                                 {"trace=" + trace, std::string("strategy=") + strategies[s],
+                                  "max_n=" + cell(row, "max_N", attRef)},
+                                 std::stod(cell(row, columns[s], attRef))});
+    }
+    if (moe.empty() && attention.empty())
+        throw BadInput(
+            fmt::format("--shared {}: {}", shared,
+                        expectedFound("reference/moe_mixtral_b64 or reference/attention_b64", "neither")));
+
+    std::vector<CalibrationCheck> checks;
+    int total = static_cast<int>(moe.size() + attention.size()), k = 0;
+    std::vector<double> attMeasured;
+    for (auto* jobs : {&moe, &attention})
+        for (auto& j : *jobs) {
+            if (progress) progress(++k, total, j.testbench + " " + j.label);
+            double got = cyclesOf(j.testbench, j.knobs);
+            // The bars: 3% for the Mixtral points, 5% for each attention point.
+            checks.push_back({jobs == &moe ? "moe_mixtral_b64" : "attention_b64", j.label, got, j.reference,
+                              jobs == &moe ? 0.03 : 0.05});
+            if (jobs == &attention) attMeasured.push_back(got);
+        }
+
+    // Fig 21 b64: per variance class (3 consecutive traces), the geometric mean of strategy / dynamic.
+    const std::string meansRef = shared + "/reference/attention_b64/batch64_sweep_geomean_normalized.csv";
+    if (!fs::exists(meansRef) || attRows.size() != 9) return checks;
+    auto means = readCsv(meansRef);
+    const char* classes[] = {"high", "medium", "low"};
+    for (std::size_t c = 0; c < means.size() && c < 3; ++c)
+        for (int s = 0; s < 2; ++s) {
+            double logSum = 0;
+            for (std::size_t i = 3 * c; i < 3 * c + 3; ++i)
+                logSum += std::log(attMeasured[3 * i + s] / attMeasured[3 * i + 2]);
+            checks.push_back({"fig21_b64_geomean",
+                              fmt::format("{}-variance {} / dynamic", classes[c], strategies[s]),
+                              std::exp(logSum / 3), std::stod(cell(means[c], columns[s], meansRef)), 0.03});
+        }
+    return checks;
+}
+
+} // namespace steprdu::tb

@@ -1,0 +1,27 @@
+#pragma once
+// The calibration set of ../shared/reference (docs/roofline.md): the published STeP simulator's own cycle
+// counts, rerun here on the roofline backend and the step_eval preset. Shared by `steprdu experiment
+// calibration` and the golden test, so both judge exactly the same numbers.
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace steprdu::tb {
+
+struct CalibrationCheck {
+    std::string group; // "moe_mixtral_b64", "attention_b64", "fig21_b64_geomean"
+    std::string what;  // the point, e.g. "tile_n=16" or "stdev 1457 interleaved"
+    double measured = 0, reference = 0;
+    double tolerance = 0; // relative, the bar for this group
+    double relative() const { return (measured - reference) / reference; }
+    bool ok() const { return std::abs(relative()) <= tolerance; }
+};
+
+// Runs every point whose reference file is present under `sharedDir`; throws BadInput when none is.
+// `progress` is called before each run with (index, total, description).
+std::vector<CalibrationCheck>
+runCalibration(const std::string& sharedDir,
+               const std::function<void(int, int, const std::string&)>& progress = {});
+
+} // namespace steprdu::tb
