@@ -101,7 +101,7 @@ std::vector<ConfigKey> buildSchema() {
         key("chip.rows", &C::chip, &ChipConfig::rows, {1, 1024}, "unit rows per tile"),
         key("chip.cols", &C::chip, &ChipConfig::cols, {1, 1024}, "unit columns per tile (PCUs and PMUs in a checkerboard)"),
         key("chip.agcus_per_tile", &C::chip, &ChipConfig::agcus_per_tile, {1, 64}, "address generation and coalescing units (off-chip ports) per tile"),
-        key("roofline.step_compat", &C::roofline, &RooflineConfig::step_compat, kAny, "reproduce the published STeP simulator's quirks (e.g. HBM start-up on every request)"),
+        key("roofline.step_compat", &C::roofline, &RooflineConfig::step_compat, kAny, "reproduce the published STeP simulator's quirks: HBM start-up on every request, triangular channel offset, DAM credit stamps, default-depth Broadcasts, Reassemble timed by arrival (docs/roofline.md)"),
         key("roofline.channel_depth", &C::roofline, &RooflineConfig::channel_depth, {0, kMega}, "depth of every stream FIFO, elements; 0 = the testbench's own default"),
     };
     // clang-format on

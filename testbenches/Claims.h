@@ -1,5 +1,6 @@
 #pragma once
 // The STeP paper's quantitative claims (§5), recomputed from this project's experiment results.
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -12,7 +13,11 @@ struct Claim {
     std::string figure, what;
     double paper = 0, measured = 0;
     double tolerance = 0.10; // relative
-    bool ok() const { return paper != 0 && std::abs(measured - paper) / std::abs(paper) <= tolerance; }
+    bool upperBound = false; // the paper states a bound ("under 1%"): holds when measured < paper
+    bool ok() const {
+        if (upperBound) return measured < paper;
+        return paper != 0 && std::abs(measured - paper) / std::abs(paper) <= tolerance;
+    }
 };
 
 struct ParetoPoint {

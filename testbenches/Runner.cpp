@@ -38,6 +38,9 @@ roofline::RooflineOptions rooflineOptions(const hw::HwConfig& cfg, const Workloa
     o.hbm.startup = cfg.hbm.startup_cycles;
     o.hbm.startupEveryRequest = cfg.roofline.step_compat;
     o.hbm.triangularOffset = cfg.roofline.step_compat;
+    o.damCredits = cfg.roofline.step_compat;
+    o.broadcastDefaultDepth = cfg.roofline.step_compat;
+    o.reassembleArrivalOnly = cfg.roofline.step_compat;
     o.timingElemBytes = w.timingElemBytes;
     o.channelDepth = cfg.roofline.channel_depth ? cfg.roofline.channel_depth : w.channelDepth;
     o.depthByProducer = w.depthByProducer;

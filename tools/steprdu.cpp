@@ -275,7 +275,8 @@ int cmdExperiment(const Common& c) {
                      {"paper", cl.paper},
                      {"measured", cl.measured},
                      {"relative_difference", (cl.measured - cl.paper) / cl.paper},
-                     {"within_10_percent", cl.ok()}});
+                     {"kind", cl.upperBound ? "upper_bound" : "value"},
+                     {"holds", cl.ok()}});
     std::ofstream(out + "/claims.json") << j.dump(2) << "\n";
     if (c.json) {
         std::cout << j.dump(2) << "\n";
@@ -286,7 +287,9 @@ int cmdExperiment(const Common& c) {
     for (auto& cl : claims)
         std::cout << fmt::format("{:7} {:70} {:8.3f} {:9.3f} {:+6.1f}% {}\n", cl.figure, cl.what, cl.paper,
                                  cl.measured, 100 * (cl.measured - cl.paper) / cl.paper,
-                                 cl.ok() ? "" : "(outside 10%)");
+                                 cl.upperBound ? (cl.ok() ? "(bound: below)" : "(bound: not below)")
+                                 : cl.ok()     ? ""
+                                               : "(outside 10%)");
     return 0;
 }
 

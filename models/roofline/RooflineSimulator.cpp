@@ -1,5 +1,6 @@
 #include "models/roofline/RooflineSimulator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <exception>
@@ -30,12 +31,15 @@ class Engine;
 
 // A stream between two operators with DAM's semantics: an element pushed at the sender's time t becomes
 // visible at t+1; a bounded stream holds `capacity` data elements, and a slot frees one cycle after the
-// receiver dequeues. Stop tokens and Done ride with the data (the published simulator attaches stop levels to
-// the last element), so they take no slot.
+// receiver dequeues (with damCredits: one cycle after the element became visible, unless the receiver was
+// stuck on an output in between). Stop tokens and Done ride with the data (the published simulator attaches
+// stop levels to the last element), so they take no slot.
 struct Channel {
     struct Entry {
         std::int64_t visible;
         Token token;
+        bool peeked = false;
+        std::uint64_t outputStallsAtPeek = 0; // the receiver's count when it first looked at this element
     };
     std::deque<Entry> q;
     std::deque<std::int64_t> credits; // when the slots of dequeued elements free up, in order
@@ -52,7 +56,8 @@ struct Task {
     std::vector<Channel*> in, out;
     ctx::fiber fiber, scheduler;
     std::int64_t now = 0, busy = 0, elements = 0;
-    std::uint64_t seq = 0; // invalidates stale queue entries
+    std::uint64_t seq = 0;          // invalidates stale queue entries
+    std::uint64_t outputStalls = 0; // times it waited for a slot in one of its outputs
     std::int64_t queuedAt = kNever;
     bool finished = false;
     std::exception_ptr error;
@@ -165,6 +170,7 @@ void Engine::awaitSlot(Task& t, Channel& c) {
             c.consumerWaiting = false;
             wake(*c.consumer, t.now);
         }
+        ++t.outputStalls;
         block(t, "a free slot in " + c.name);
     }
 }
@@ -193,20 +199,32 @@ const Token& Engine::peek(Task& t, Channel& c, int ahead) {
         c.consumerWaiting = true;
         block(t, "input " + c.name);
     }
-    if (ahead == 0) t.now = std::max(t.now, c.q.front().visible);
+    if (ahead == 0) {
+        auto& head = c.q.front();
+        t.now = std::max(t.now, head.visible);
+        if (!head.peeked) {
+            head.peeked = true;
+            head.outputStallsAtPeek = t.outputStalls;
+        }
+    }
     return c.q[ahead].token;
 }
 
 Token Engine::pop(Task& t, Channel& c) {
     peek(t, c, 0);
+    const std::int64_t visible = c.q.front().visible;
+    const bool stalledSincePeek = c.q.front().outputStallsAtPeek != t.outputStalls;
     Token tok = std::move(c.q.front().token);
     c.q.pop_front();
     if (tok.isData() && c.capacity > 0) {
         --c.dataQueued;
-        c.credits.push_back(t.now + 1);
+        // DAM stamps the response with the element's time; its sender only learns the receiver's clock when
+        // it finds the receiver stuck (on an output) before the dequeue.
+        std::int64_t credit = o_.damCredits && !stalledSincePeek ? visible + 1 : t.now + 1;
+        c.credits.insert(std::upper_bound(c.credits.begin(), c.credits.end(), credit), credit);
         if (c.producerWaiting) {
             c.producerWaiting = false;
-            wake(*c.producer, t.now + 1);
+            wake(*c.producer, credit);
         }
     }
     if (tok.isData()) ++t.elements;
@@ -257,7 +275,8 @@ void Engine::work(Task& t, const step::Work& w) {
         break;
     case K::Route: // one switch cycle (after the read, if the element comes from a memory unit)
         if (w.arrivalInput >= 0) { // no earlier than the element's arrival + switch + read
-            std::int64_t at = t.in.at(w.arrivalInput)->q.front().visible + 1 + load;
+            std::int64_t at =
+                t.in.at(w.arrivalInput)->q.front().visible + (o_.reassembleArrivalOnly ? 0 : 1 + load);
             cycles = std::max<std::int64_t>(0, at - t.now);
         } else {
             cycles = load + 1;
@@ -315,9 +334,9 @@ void Engine::run() {
             auto c = std::make_unique<Channel>();
             const auto& producer = g_.op(r.op);
             auto it = o_.depthByProducer.find(producer.name());
-            c->capacity = g_.op(i).kind() == "Sink"        ? 0
-                          : it != o_.depthByProducer.end() ? it->second
-                                                           : o_.channelDepth;
+            bool ownDepth = it != o_.depthByProducer.end() &&
+                            !(o_.broadcastDefaultDepth && producer.kind() == "Broadcast");
+            c->capacity = g_.op(i).kind() == "Sink" ? 0 : ownDepth ? it->second : o_.channelDepth;
             c->producer = &tasks_[r.op];
             c->consumer = &tasks_[i];
             c->name = fmt::format("{}[{}] -> {}[{}]", producer.name(), r.out, g_.op(i).name(), p);

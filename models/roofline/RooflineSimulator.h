@@ -22,6 +22,17 @@ struct RooflineOptions {
         depthByProducer;        // per producing operator name, as the artifact's config_dict
     std::int64_t maxCycles = 0; // 0 = no limit
     double maxWallSeconds = 0;  // 0 = no limit
+    // Behaviour of the published simulator that a plain model would not have (all on under
+    // roofline.step_compat; docs/roofline.md):
+    // DAM answers a dequeue with the element's own timestamp, so a sender may refill the slot one cycle after
+    // the element became visible, unless the receiver was stuck on one of its outputs before dequeuing it.
+    bool damCredits = false;
+    // The published driver builds Broadcast streams with the default depth: per-producer depths of
+    // Broadcasts (the attention scripts' metadata and write-back FIFOs) never take effect.
+    bool broadcastDefaultDepth = false;
+    // FlatReassemble moves its clock only to the arrival of the elements it forwards; switch and memory-unit
+    // read cycles only order its dequeues.
+    bool reassembleArrivalOnly = false;
 };
 
 struct OperatorTiming {

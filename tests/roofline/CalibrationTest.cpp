@@ -21,13 +21,7 @@ TEST(RooflineCalibration, PublishedReferencePointsWithinTheirBars) {
     std::map<std::string, int> perGroup;
     for (const auto& k : checks) {
         ++perGroup[k.group];
-        // Known miss, kept visible rather than hidden: the medium-variance interleaved mean is 3.06% high
-        // (interleaved runs 2-3% slow there; docs/roofline.md, known gaps). It is held to 3.5% so that it
-        // cannot drift further; every other check is held to its own bar.
-        double bar = k.group == "fig21_b64_geomean" && k.what == "medium-variance interleaved / dynamic"
-                         ? 0.035
-                         : k.tolerance;
-        EXPECT_LE(std::abs(k.relative()), bar)
+        EXPECT_LE(std::abs(k.relative()), k.tolerance)
             << k.group << " " << k.what << ": " << k.measured << " vs " << k.reference;
     }
     EXPECT_EQ(perGroup["moe_mixtral_b64"], 3);

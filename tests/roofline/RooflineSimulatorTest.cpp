@@ -30,13 +30,14 @@ TEST(RooflineTiming, MapChainAdvancesByComputePerElement) {
     auto r = RooflineSimulator(o).run(g);
     EXPECT_EQ(r.cycles, 18);
     for (auto& op : r.operators)
-        if (op.name == "exp") EXPECT_EQ(op.busy, 16);
+        if (op.name == "exp") {
+            EXPECT_EQ(op.busy, 16);
+        }
 }
 
-TEST(RooflineTiming, BackpressureStallsTheProducerUntilACreditReturns) {
-    // RepeatStatic(8) emits one copy per cycle into a depth-1 stream read by a 4-cycle Exp. Exp dequeues an
-    // element only after computing it, and the slot frees one cycle after that, so each copy costs
-    // 4 (compute) + 1 (credit return) + 1 (hop) = 6 cycles.
+namespace {
+// RepeatStatic(8) emits one copy per cycle into a depth-1 stream read by a 4-cycle Exp.
+std::int64_t repeatIntoExpCycles(bool damCredits) {
     GraphBuilder b;
     Stream s = tiles(b, 1, "src");
     Stream rep = b.repeatStatic(s, 8, "repeat");
@@ -44,9 +45,65 @@ TEST(RooflineTiming, BackpressureStallsTheProducerUntilACreditReturns) {
     Graph g = b.finish();
     RooflineOptions o;
     o.channelDepth = 1;
-    auto r = RooflineSimulator(o).run(g);
-    // Copies are visible to Exp at 2, 8, 14, ..., 44; the last is done at 48 and seen by the sink at 49.
-    EXPECT_EQ(r.cycles, 49);
+    o.damCredits = damCredits;
+    return RooflineSimulator(o).run(g).cycles;
+}
+} // namespace
+
+TEST(RooflineTiming, BackpressureStallsTheProducerUntilACreditReturns) {
+    // Exp dequeues an element only after computing it, and the slot frees one cycle after that, so each copy
+    // costs 4 (compute) + 1 (credit return) + 1 (hop) = 6 cycles. Copies are visible to Exp at 2, 8, 14, ...,
+    // 44; the last is done at 48 and seen by the sink at 49.
+    EXPECT_EQ(repeatIntoExpCycles(false), 49);
+}
+
+TEST(RooflineTiming, DamCreditsLetTheProducerRefillWhileTheConsumerComputes) {
+    // With DAM's credit stamps, Exp never waits on its output (a sink), so each slot frees one cycle after
+    // its element became visible. RepeatStatic pushes copy k at 1 + 2k (1 cycle of work, then the slot of
+    // copy k-1 at its visibility + 1); Exp is the bottleneck, finishing copy k at 6 + 4k: the last at 34,
+    // seen by the sink at 35.
+    EXPECT_EQ(repeatIntoExpCycles(true), 35);
+}
+
+TEST(RooflineTiming, BroadcastDefaultDepthIgnoresPerProducerDepths) {
+    // 8 elements fan out to a sink and to a 4-cycle Exp, through the inserted Broadcast "src.bcast" with a
+    // per-producer depth of 8. Honoured, the Broadcast forwards every element as fast as the depth-1 source
+    // stream delivers them: the source pushes at 0, 2, 4, ... (a slot frees a cycle after each dequeue), so
+    // the Broadcast takes the last at 15. Ignored (depth 1), every element waits for Exp's slot: 4 compute
+    // + 1 credit + 1 hop = 6 cycles each, so the last is handed over at 1 + 6 x 7 = 43.
+    auto broadcastFinish = [](bool ignore) {
+        GraphBuilder b;
+        Stream s = tiles(b, 8, "src");
+        b.sink(s, "copy");
+        b.sink(b.map({s}, Function(Function::Kind::Exp), {1, false}, "exp"), "out");
+        Graph g = b.finish();
+        RooflineOptions o;
+        o.channelDepth = 1;
+        o.depthByProducer["src.bcast"] = 8;
+        o.broadcastDefaultDepth = ignore;
+        for (auto& op : RooflineSimulator(o).run(g).operators)
+            if (op.name == "src.bcast") return op.finish;
+        return std::int64_t(-1);
+    };
+    EXPECT_EQ(broadcastFinish(false), 15);
+    EXPECT_EQ(broadcastFinish(true), 43);
+}
+
+TEST(RooflineTiming, ReassembleArrivalOnlySkipsTheSwitchAndMemoryRead) {
+    // One 64x64 f32 tile from off-chip through a one-input Reassemble: normally forwarded no earlier than
+    // arrival + 1 switch + ceil(16384 / 64) = 256 read cycles; with reassembleArrivalOnly at its arrival.
+    auto run = [](bool arrivalOnly) {
+        GraphBuilder b;
+        b.tensor("W", 64, 64);
+        Stream w = b.flatten(b.linearOffChipLoad("W", 64, 64, {1}, {1}, std::nullopt, 4, 4, "load"), 0, 1);
+        Stream sel = b.selectGen({{0}}, 1, Shape({Dim(1)}), "sel");
+        b.sink(b.reassemble({w}, sel, 0, "merge"), "out");
+        Graph g = b.finish();
+        RooflineOptions o;
+        o.reassembleArrivalOnly = arrivalOnly;
+        return RooflineSimulator(o).run(g).cycles;
+    };
+    EXPECT_EQ(run(false) - run(true), 257);
 }
 
 TEST(RooflineTiming, LoadedTilesCostAMemoryUnitReadInTheConsumer) {
@@ -59,7 +116,9 @@ TEST(RooflineTiming, LoadedTilesCostAMemoryUnitReadInTheConsumer) {
     RooflineOptions o;
     auto r = RooflineSimulator(o).run(g);
     for (auto& op : r.operators)
-        if (op.name == "exp") EXPECT_EQ(op.busy, 256);
+        if (op.name == "exp") {
+            EXPECT_EQ(op.busy, 256);
+        }
     // The load: 64 rows x 4 requests = 256 requests at 4 per cycle: packets visible at 1..64, the last served
     // at channel arrival 65 or later; delivered >= 65 + 16 + 1.
     EXPECT_EQ(r.offChipReadBytes, 64 * 64 * 4);

@@ -1,5 +1,9 @@
 // Experiment definitions, the CSV writer and the Pareto Improvement Distance.
+#include <map>
+
 #include <gtest/gtest.h>
+
+#include "SharedData.h"
 
 #include "testbenches/Claims.h"
 #include "testbenches/Experiment.h"
@@ -28,7 +32,8 @@ TEST(TbExperiments, UnknownExperimentSuggestsTheNearest) {
 }
 
 TEST(TbExperiments, SweepRunsEveryPointAndWritesTheColumns) {
-    // Fig 8 needs no trace: 3 x 5 tile pairs, and its off-chip bytes follow the closed form of experiments.md.
+    // Fig 8 needs no trace: 3 x 5 tile pairs, and its off-chip bytes follow the closed form of
+    // experiments.md.
     auto r = tb::runExperiment(tb::loadExperiment("fig8"), "unused");
     ASSERT_EQ(r.rows.size(), 15u);
     auto csv = tb::experimentCsv(r);
@@ -47,4 +52,27 @@ TEST(TbClaims, ParetoImprovementDistanceByHand) {
     EXPECT_DOUBLE_EQ(tb::paretoImprovementDistance(base, {4, 2}), 2.0);
     // A point on the frontier has PID 1.
     EXPECT_DOUBLE_EQ(tb::paretoImprovementDistance(base, {4, 4}), 1.0);
+}
+
+TEST(TbClaims, UpperBoundClaimsHoldOnlyBelowTheBound) {
+    tb::Claim under1{"Fig 12", "overhead", 0.01, 0.0086, 0.10, true};
+    EXPECT_TRUE(under1.ok());
+    under1.measured = 0.0105; // within 10% of the number, but not "under 1%"
+    EXPECT_FALSE(under1.ok());
+    tb::Claim about5{"Fig 12", "overhead", 0.05, 0.0532};
+    EXPECT_TRUE(about5.ok());
+    about5.measured = 0.056;
+    EXPECT_FALSE(about5.ok());
+}
+
+TEST(TbClaims, EveryPaperClaimHoldsOnTheRooflineRuns) {
+    // The §5 numbers from the figures' runs (about 40 s): each within 10% of the paper, bounds below.
+    STEPRDU_NEED_SHARED("traces/expert_routing/qwen_b64/032_012.csv");
+    std::map<std::string, tb::ExperimentResult> results;
+    for (auto& n : tb::claimExperiments())
+        results[n] = tb::runExperiment(tb::loadExperiment(n), test::sharedPath(""));
+    auto claims = tb::paperClaims(results);
+    EXPECT_EQ(claims.size(), 13u);
+    for (auto& c : claims)
+        EXPECT_TRUE(c.ok()) << c.figure << " " << c.what << ": " << c.measured << " vs " << c.paper;
 }
