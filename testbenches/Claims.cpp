@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "util/Error.h"
 
 namespace steprdu::tb {
@@ -86,16 +88,27 @@ std::vector<Claim> paperClaims(const std::map<std::string, ExperimentResult>& re
     }
     if (auto it = results.find("fig12_13"); it != results.end()) {
         const auto& r = it->second;
-        for (auto [series, ratio, overhead] :
-             {std::tuple{"static", 2.64, 0.01}, std::tuple{"dynamic", 2.51, 0.05}}) {
+        for (auto [series, ratio] : {std::pair{"static", 2.64}, std::pair{"dynamic", 2.51}}) {
             const auto& base = find(r, series, "regions", "128");
             const auto& shared = find(r, series, "regions", "32");
             c.push_back({"Fig 12", std::string(series) + " tiling: compute utilization R=32 / R=128", ratio,
                          num(shared, "compute_utilization") / num(base, "compute_utilization")});
-            // Static: "under 1%" (a bound); dynamic: "about 5%".
-            c.push_back({"Fig 12", std::string(series) + " tiling: cycle overhead of R=32 over R=128",
-                         overhead, num(shared, "cycles") / num(base, "cycles") - 1, 0.10,
-                         std::string(series) == "static"});
+            double overhead = num(shared, "cycles") / num(base, "cycles") - 1;
+            if (std::string(series) == "static") {
+                c.push_back({"Fig 12", "static tiling: cycle overhead of R=32 over R=128 (\"under 1%\")",
+                             0.01, overhead, 0.10, true});
+            } else {
+                // "About 5%" is rounded: utilization = FLOPs / cycles / allocated compute, so the
+                // paper's 2.51x and its scripts' allocated compute (786,432 FLOP/cycle for the dynamic R=128
+                // baseline, which leaves out the final Accum, and 295,936 at R=32) fix the overhead it
+                // measured: 5.9%.
+                double implied = 786432.0 / 295936.0 / ratio - 1;
+                c.push_back({"Fig 12",
+                             fmt::format("dynamic tiling: cycle overhead of R=32 over R=128 (\"about 5%\", "
+                                         "{:.1f}% by its 2.51x)",
+                                         100 * implied),
+                             implied, overhead});
+            }
         }
         const auto& base = find(r, "static", "regions", "128");
         const auto& shared = find(r, "static", "regions", "32");

@@ -273,15 +273,17 @@ void Engine::work(Task& t, const step::Work& w) {
     case K::MemoryRead:
         cycles = load;
         break;
-    case K::Route: // one switch cycle (after the read, if the element comes from a memory unit)
+    case K::Route: { // one switch cycle after the read, then the write-back if the switch stores the element
+        std::int64_t store = ceilDiv(bytesOf(w.storeElems, w.storeBytes), o_.pmuBytesPerCycle);
         if (w.arrivalInput >= 0) { // no earlier than the element's arrival + switch + read
             std::int64_t at =
                 t.in.at(w.arrivalInput)->q.front().visible + (o_.reassembleArrivalOnly ? 0 : 1 + load);
-            cycles = std::max<std::int64_t>(0, at - t.now);
+            cycles = std::max<std::int64_t>(0, at - t.now) + store;
         } else {
-            cycles = load + 1;
+            cycles = load + 1 + store;
         }
         break;
+    }
     case K::Merge:
     case K::Repeat:
     case K::BufferElement:

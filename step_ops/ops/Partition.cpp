@@ -15,6 +15,7 @@ class Partition : public Operator {
         expectInputs(2);
         rank_ = static_cast<int>(intArg("rank"));
         n_ = static_cast<int>(intArg("num_consumers"));
+        writeBack_ = boolArg("write_back_mu", false);
         const Shape &in = in_[0].shape, &sel = in_[1].shape;
         if (in_[1].dtype.kind != DataType::Kind::Selector)
             fail("input 1 (selector): " + expectedFound("a selector stream", in_[1].dtype.str()));
@@ -66,6 +67,12 @@ class Partition : public Operator {
                 if (t.isData()) {
                     Work sw;
                     sw.kind = Work::Kind::Route;
+                    // The element now travels on the network: its consumers read it from a memory unit only
+                    // if this switch writes it back to one.
+                    if (auto tile = std::get_if<Tile>(&t.value.v)) {
+                        tile->readFromMu = writeBack_;
+                        if (writeBack_) sw.addStore(*tile);
+                    }
                     io.work(sw);
                 }
                 bool closes = t.isStop() && t.level >= rank_;
@@ -103,6 +110,7 @@ class Partition : public Operator {
         }
     }
     int rank_ = 0, n_ = 1;
+    bool writeBack_ = false;
 };
 
 } // namespace

@@ -19,6 +19,7 @@ class Reassemble : public Operator {
             fail(expectedFound("at least one data stream and a selector", std::to_string(in_.size())));
         n_ = static_cast<int>(in_.size()) - 1;
         rank_ = static_cast<int>(intArg("rank"));
+        writeBack_ = boolArg("write_back_mu", false);
         const StreamType& sel = in_[n_];
         if (sel.dtype.kind != DataType::Kind::Selector || sel.dtype.selectorWidth != n_)
             fail(fmt::format("last input (selector): {}",
@@ -68,7 +69,12 @@ class Reassemble : public Operator {
                 Work w;
                 w.kind = Work::Kind::Route;
                 w.arrivalInput = i;
-                if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu) w.addLoad(*tile);
+                if (auto tile = std::get_if<Tile>(&t.value.v)) {
+                    if (tile->readFromMu) w.addLoad(*tile);
+                    // Forwarded on the network, as Partition does.
+                    tile->readFromMu = writeBack_;
+                    if (writeBack_) w.addStore(*tile);
+                }
                 io.work(w);
             }
             io.pop(i);
@@ -78,6 +84,7 @@ class Reassemble : public Operator {
         }
     }
     int n_ = 1, rank_ = 0;
+    bool writeBack_ = false;
 };
 
 } // namespace

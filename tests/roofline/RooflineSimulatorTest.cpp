@@ -1,5 +1,7 @@
 // The roofline executor on small graphs whose timing is worked out by hand from the published simulator's
 // rules, plus the deadlock report.
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "models/roofline/RooflineSimulator.h"
@@ -123,6 +125,24 @@ TEST(RooflineTiming, LoadedTilesCostAMemoryUnitReadInTheConsumer) {
     // at channel arrival 65 or later; delivered >= 65 + 16 + 1.
     EXPECT_EQ(r.offChipReadBytes, 64 * 64 * 4);
     EXPECT_GE(r.cycles, 65 + 17 + 256 + 1);
+}
+
+TEST(RooflineTiming, PartitionForwardsTilesAsOnChipData) {
+    // The 64x64 f32 off-chip tile of the test above through a one-output Partition: the Partition pays the
+    // 256-cycle memory-unit read and 1 switch cycle; the tile then travels as on-chip data (it is not written
+    // back), so Exp only pays its compute: ceil(4 x 4096 / 2^20) = 1 cycle.
+    GraphBuilder b;
+    b.tensor("W", 64, 64);
+    Stream w = b.flatten(b.linearOffChipLoad("W", 64, 64, {1}, {1}, std::nullopt, 4, 4, "load"), 0, 1);
+    Stream sel = b.selectGen({{0}}, 1, Shape({Dim(1)}), "sel");
+    auto parts = b.partition(w, sel, 0, 1, "route");
+    b.sink(b.map({parts[0]}, Function(Function::Kind::Exp), {1 << 20, false}, "exp"), "out");
+    Graph g = b.finish();
+    std::map<std::string, std::int64_t> busy;
+    for (auto& op : RooflineSimulator(RooflineOptions{}).run(g).operators)
+        busy[op.name] = op.busy;
+    EXPECT_EQ(busy.at("route"), 257);
+    EXPECT_EQ(busy.at("exp"), 1);
 }
 
 TEST(RooflineTiming, DeadlockIsReportedWithTheStuckOperatorsAndStreams) {
