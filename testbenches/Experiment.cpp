@@ -96,6 +96,18 @@ ExperimentDef loadExperiment(const std::string& name) {
                                near ? "; did you mean '" + *near + "'?" : "", fmt::join(names, ", ")));
 }
 
+bool readsSharedData(const ExperimentDef& def) {
+    auto has = [](const std::string& v) { return v.find("{shared}") != std::string::npos; };
+    for (auto& series : def.series) {
+        for (auto& [k, v] : series.knobs)
+            if (has(v)) return true;
+        for (auto& [k, values] : series.sweep)
+            for (auto& v : values)
+                if (has(v)) return true;
+    }
+    return false;
+}
+
 ExperimentResult runExperiment(const ExperimentDef& def, const std::string& sharedDir,
                                const std::function<void(int, int, const std::string&)>& progress) {
     // Expand every series' sweep into concrete knob lists first, so progress can say "k of n".

@@ -29,6 +29,7 @@ struct ExperimentResult {
 
 std::vector<std::string> experimentNames();
 ExperimentDef loadExperiment(const std::string& name); // BadInput naming the file and key
+bool readsSharedData(const ExperimentDef& def);        // some knob value holds `{shared}`
 // `progress` is called before each run with (index, total, description).
 ExperimentResult runExperiment(const ExperimentDef& def, const std::string& sharedDir,
                                const std::function<void(int, int, const std::string&)>& progress = {});

@@ -184,3 +184,15 @@ TEST(CliGraphErrors, GraphJsonRoundTrips) {
         EXPECT_NE(std::string(e.what()).find("did you mean 'Flatten'?"), std::string::npos) << e.what();
     }
 }
+
+TEST(CliOutput, ExperimentJsonIsOneObject) {
+    // Fig 8 needs no trace; its 15 runs are written to --out and printed as one object.
+    auto out = (std::filesystem::temp_directory_path() / "steprdu_cli_fig8").string();
+    auto r = run("experiment fig8 --json --out " + out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j.is_object());
+    EXPECT_EQ(j["experiment"], "fig8");
+    EXPECT_EQ(j["rows"].size(), 15u);
+    EXPECT_TRUE(std::filesystem::exists(out + "/fig8.csv"));
+}
