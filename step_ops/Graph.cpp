@@ -1,5 +1,7 @@
 #include "step_ops/Graph.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -165,6 +167,28 @@ std::string Graph::toDot() const {
     return os.str();
 }
 
+namespace {
+// The Placeholder arguments that declare a stream type, for the edges of feedback loops (a consumer listed
+// before its producer). Only the types a Placeholder can declare can close a loop in a graph file.
+std::optional<nlohmann::json> declaredStream(const StreamType& t) {
+    nlohmann::json a{{"shape", t.shape.toJson()}};
+    const DataType& d = t.dtype;
+    if (d.kind == DataType::Kind::Selector) {
+        a["type"] = "selector";
+        a["width"] = d.selectorWidth;
+    } else if (d.equals(DataType::address())) {
+        a["type"] = "scalar";
+    } else if (d.isTile() && d.tile.isStatic() && d.tile.elem == ElemType::F32) {
+        a["type"] = "tile";
+        a["tile_rows"] = *d.tile.rows.constValue();
+        a["tile_cols"] = *d.tile.cols.constValue();
+    } else {
+        return std::nullopt;
+    }
+    return a;
+}
+} // namespace
+
 nlohmann::json Graph::toJson() const {
     nlohmann::json j;
     j["format"] = "steprdu-graph-1";
@@ -175,17 +199,56 @@ nlohmann::json Graph::toJson() const {
         if (t.values) tj["values"] = *t.values;
         j["tensors"].push_back(tj);
     }
+    // Operators are written producers first (Broadcasts added by finalize() sit at the end of the list), so a
+    // reader can build each from those before it. Only a feedback loop leaves an input whose producer comes
+    // later: that edge carries its declared type.
+    const int n = numOps();
+    std::vector<int> pending(n, 0);
+    std::vector<std::vector<int>> users(n);
+    for (int i = 0; i < n; ++i)
+        for (auto& r : ops_[i]->inputs()) {
+            ++pending[i];
+            users[r.op].push_back(i);
+        }
+    std::vector<bool> written(n, false);
+    std::set<int> ready;
+    for (int i = 0; i < n; ++i)
+        if (pending[i] == 0) ready.insert(i);
     j["operators"] = nlohmann::json::array();
-    for (auto& op : ops_) {
+    for (int done = 0; done < n; ++done) {
+        int i = -1;
+        if (!ready.empty()) {
+            i = *ready.begin();
+            ready.erase(ready.begin());
+        } else { // only cycles remain: enter one at its first operator
+            for (int k = 0; k < n && i < 0; ++k)
+                if (!written[k]) i = k;
+        }
+        const auto& op = ops_[i];
         nlohmann::json oj{{"kind", op->kind()}, {"name", op->name()}, {"args", op->args()}};
         oj["inputs"] = nlohmann::json::array();
-        for (auto& r : op->inputs())
-            oj["inputs"].push_back({ops_[r.op]->name(), r.out});
+        for (auto& r : op->inputs()) {
+            nlohmann::json in{ops_[r.op]->name(), r.out};
+            if (!written[r.op]) {
+                auto decl = declaredStream(type(r));
+                if (!decl)
+                    throw BadInput(
+                        fmt::format("graph: feedback stream {} -> {} has type {}, which a graph file "
+                                    "cannot declare (selector, scalar or static f32 tile)",
+                                    ops_[r.op]->name(), op->name(), type(r).str()));
+                in.push_back(*decl);
+            }
+            oj["inputs"].push_back(in);
+        }
         // Shapes the builder overrode by hand are facts the graph cannot re-derive; keep them.
         oj["output_shapes"] = nlohmann::json::array();
         for (auto& o : op->outputs())
             oj["output_shapes"].push_back(o.shape.toJson());
         j["operators"].push_back(oj);
+        written[i] = true;
+        ready.erase(i);
+        for (int u : users[i])
+            if (!written[u] && --pending[u] == 0) ready.insert(u);
     }
     return j;
 }
@@ -207,17 +270,30 @@ Graph Graph::fromJson(const nlohmann::json& j) {
             t.values = std::make_shared<std::vector<float>>(tj["values"].get<std::vector<float>>());
         g.addTensor(t);
     }
+    struct Feedback {
+        int placeholder;
+        std::string producer, consumer;
+        int out;
+    };
+    std::vector<Feedback> feedback;
     for (auto& oj : j.at("operators")) {
         std::vector<StreamRef> ins;
         std::string name = oj.at("name");
         for (auto& ij : oj.at("inputs")) {
-            int src = g.findOp(ij.at(0).get<std::string>());
+            std::string from = ij.at(0).get<std::string>();
+            int src = g.findOp(from);
+            if (src < 0 &&
+                ij.size() > 2) { // a feedback edge: a placeholder stands in until its producer exists
+                src = g.add("Placeholder", g.uniqueName(from + ".feedback"), ij.at(2), {});
+                feedback.push_back({src, from, name, ij.at(1).get<int>()});
+                ins.push_back({src, 0});
+                continue;
+            }
             if (src < 0)
-                throw BadInput(
-                    fmt::format("graph: operator '{}' input refers to operator '{}', which is not "
-                                "defined before it (unknown, or a feedback loop, which graph files "
-                                "cannot hold yet)",
-                                name, ij.at(0).get<std::string>()));
+                throw BadInput(fmt::format("graph: operator '{}' input refers to operator '{}', which is not "
+                                           "defined before it (unknown, or a feedback edge without its "
+                                           "declared type)",
+                                           name, from));
             ins.push_back({src, ij.at(1).get<int>()});
         }
         int idx = g.add(oj.at("kind"), name, oj.at("args"), ins);
@@ -225,6 +301,20 @@ Graph Graph::fromJson(const nlohmann::json& j) {
         const auto& shapes = oj.value("output_shapes", nlohmann::json::array());
         for (std::size_t o = 0; o < shapes.size() && o < g.ops_[idx]->outputs().size(); ++o)
             g.ops_[idx]->overrideShape(static_cast<int>(o), Shape::fromJson(shapes[o]));
+    }
+    for (auto& f : feedback) {
+        int src = g.findOp(f.producer);
+        if (src < 0)
+            throw BadInput(
+                fmt::format("graph: operator '{}' input refers to operator '{}', which is not defined",
+                            f.consumer, f.producer));
+        StreamRef real{src, f.out};
+        const StreamType &want = g.type({f.placeholder, 0}), &got = g.type(real);
+        if (!want.dtype.equals(got.dtype) || want.shape.rank() != got.shape.rank())
+            throw BadInput(fmt::format("graph: feedback stream {} -> {}: {}", f.producer, f.consumer,
+                                       expectedFound(want.str(), got.str())));
+        for (auto [op, port] : g.consumers({f.placeholder, 0}))
+            g.ops_[op]->rewireInput(port, real);
     }
     g.finalized_ = false;
     return g;
