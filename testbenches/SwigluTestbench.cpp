@@ -56,8 +56,12 @@ Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
     Stream up = b.mapAccum(x, wu, Function::matmul(), InitFn::zero(tm, tn), 1, o, "up");
     Stream h = b.map({b.map({gate}, Function(Function::Kind::Silu), o, "silu"), up},
                      Function(Function::Kind::Mul), o, "mul");
-    Stream wd = b.linearOffChipLoad("W_down", tn, D, {0, 1}, {nb, nf}, std::nullopt, eb, pd, "load_w_down");
-    Stream y = b.mapAccum(h, wd, Function::matmul(), InitFn::zero(tm, D), 1, {bw, true}, "down");
+    // The down projection as the scripts' Linear kernel builds it when D is not tiled: a Reshape (chunk 1 at
+    // rank 1) gives each row tile its own group, matched by a [nb, 1, nf] stream of down-weight tiles.
+    Stream hr = b.reshape(h, 1, 1, false, "down_input");
+    Stream wd =
+        b.linearOffChipLoad("W_down", tn, D, {0, 1, 1}, {nb, 1, nf}, std::nullopt, eb, pd, "load_w_down");
+    Stream y = b.mapAccum(hr, wd, Function::matmul(), InitFn::zero(tm, D), 1, {bw, true}, "down");
     b.linearOffChipStore(y, "out", pd, "store_out");
     Workload w{b.finish(), {}, {}, 0, 0};
     w.channelDepth = 1; // the Fig 8 script's depth
