@@ -73,6 +73,7 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
         auto o = rooflineOptions(cfg, w);
         o.maxCycles = req.maxCycles;
         o.maxWallSeconds = req.maxWallSeconds;
+        o.progress = req.progress;
         auto r = roofline::RooflineSimulator(o).run(w.graph);
         double s = wall();
         j["cycles"] = r.cycles;

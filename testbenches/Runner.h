@@ -1,6 +1,7 @@
 #pragma once
 // Runs one testbench on one backend and returns the result object of docs/cli.md; shared by `steprdu run`,
 // experiments and the benchmark so that all of them measure exactly the same thing.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct RunRequest {
     std::vector<std::string> sets;    // hardware overrides key=value
     std::int64_t maxCycles = 0;
     double maxWallSeconds = 0;
+    std::function<void(std::int64_t cycle, double wallSeconds)> progress; // long roofline runs
 };
 
 struct RunArtifacts {

@@ -152,7 +152,11 @@ int cmdAnalyze(const Common& c) {
 }
 
 int cmdRun(const Common& c) {
-    tb::RunRequest req{c.testbench, c.knobs, c.backend, c.hw, c.sets, c.maxCycles, c.maxWallSeconds};
+    tb::RunRequest req{c.testbench, c.knobs, c.backend, c.hw, c.sets, c.maxCycles, c.maxWallSeconds, {}};
+    req.progress = [](std::int64_t cycle, double wall) {
+        std::cerr << fmt::format("steprdu: cycle {} after {:.0f} s ({:.3g} simulated cycles per second)\n",
+                                 cycle, wall, cycle / wall);
+    };
     tb::RunArtifacts art;
     nlohmann::json j = tb::runTestbench(req, &art);
     if (!c.out.empty()) {

@@ -358,16 +358,22 @@ void Engine::run() {
     }
     auto start = std::chrono::steady_clock::now();
     std::int64_t steps = 0;
+    double nextProgress = o_.progressSeconds;
     while (!queue_.empty()) {
         QueueEntry e = queue_.top();
         queue_.pop();
         if (o_.maxCycles && e.time > o_.maxCycles)
             throw LimitReached(fmt::format("roofline: --max-cycles {} reached", o_.maxCycles));
-        if (o_.maxWallSeconds && (++steps & 0xfff) == 0 &&
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
-                o_.maxWallSeconds)
-            throw LimitReached(fmt::format("roofline: --max-wall-seconds {} reached at cycle {}",
-                                           o_.maxWallSeconds, e.time));
+        if ((o_.maxWallSeconds || o_.progress) && (++steps & 0xfff) == 0) { // the clock is read rarely
+            double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            if (o_.maxWallSeconds && wall > o_.maxWallSeconds)
+                throw LimitReached(fmt::format("roofline: --max-wall-seconds {} reached at cycle {}",
+                                               o_.maxWallSeconds, e.time));
+            if (o_.progress && wall >= nextProgress) {
+                o_.progress(e.time, wall);
+                nextProgress = wall + o_.progressSeconds;
+            }
+        }
         if (e.task < 0) {
             if (e.seq != hbmSeq_) continue;
             hbmQueuedAt_ = kNever;

@@ -2,6 +2,7 @@
 // The roofline backend: runs a STeP graph with the published STeP simulator's timing (DAM-style channels with
 // capacity, one-cycle hops and credit return; per-operator roofline costs; the HBM node), operator by
 // operator in simulated-time order. Operators keep their own clocks; there is no global tick.
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct RooflineOptions {
         depthByProducer;        // per producing operator name, as the artifact's config_dict
     std::int64_t maxCycles = 0; // 0 = no limit
     double maxWallSeconds = 0;  // 0 = no limit
+    // Called about every progressSeconds of wall time with the simulated cycle reached (long runs).
+    std::function<void(std::int64_t cycle, double wallSeconds)> progress;
+    double progressSeconds = 2.0;
     // Behaviour of the published simulator that a plain model would not have (all on under
     // roofline.step_compat; docs/roofline.md):
     // DAM answers a dequeue with the element's own timestamp, so a sender may refill the slot one cycle after

@@ -1,5 +1,6 @@
 // The roofline executor on small graphs whose timing is worked out by hand from the published simulator's
 // rules, plus the deadlock report.
+#include <algorithm>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -143,6 +144,22 @@ TEST(RooflineTiming, PartitionForwardsTilesAsOnChipData) {
         busy[op.name] = op.busy;
     EXPECT_EQ(busy.at("route"), 257);
     EXPECT_EQ(busy.at("exp"), 1);
+}
+
+TEST(RooflineTiming, LongRunsReportProgress) {
+    // With a 0 s period the engine reports every 4096 events: 20,000 elements through Exp are about 80,000
+    // events, so about 20 reports, each at a cycle no later than the next and than the end.
+    GraphBuilder b;
+    b.sink(b.map({tiles(b, 20000, "src")}, Function(Function::Kind::Exp), {1, false}, "exp"), "out");
+    Graph g = b.finish();
+    RooflineOptions o;
+    o.progressSeconds = 0;
+    std::vector<std::int64_t> seen;
+    o.progress = [&](std::int64_t cycle, double) { seen.push_back(cycle); };
+    auto r = RooflineSimulator(o).run(g);
+    ASSERT_GE(seen.size(), 5u);
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    EXPECT_LE(seen.back(), r.cycles);
 }
 
 TEST(RooflineTiming, DeadlockIsReportedWithTheStuckOperatorsAndStreams) {
