@@ -39,4 +39,11 @@ Work Reduction::updateWork(const std::vector<Element>& inputs, std::int64_t flop
     return w;
 }
 
+void UnaryReduction::inferUnary() {
+    expectInputs(1);
+    inferCommon();
+    fn_ = Function::fromJson(args().at("fn"));
+    fn_.outputType({accType_, in_[0].dtype}, where());
+}
+
 } // namespace steprdu::step::ops

@@ -27,4 +27,19 @@ class Reduction : public Operator {
     bool writeBack_ = false;
 };
 
+// Accum and Scan: one input folded into the accumulator with an update function.
+class UnaryReduction : public Reduction {
+  public:
+    using Reduction::Reduction;
+    Expr flops() const override { return in_[0].shape.totalElements() * fn_.flops({accType_, in_[0].dtype}); }
+    Expr onChipBytes() const override { return accType_.bytes(); }
+    std::int64_t computeBw() const override { return fn_.fixedCycles() ? 0 : computeBw_; }
+
+  protected:
+    // One input, the common arguments, and `fn`, checked against the accumulator and input types.
+    void inferUnary();
+
+    Function fn_;
+};
+
 } // namespace steprdu::step::ops

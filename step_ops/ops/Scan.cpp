@@ -4,16 +4,13 @@
 namespace steprdu::step::ops {
 namespace {
 
-class Scan : public Reduction {
+class Scan : public UnaryReduction {
   public:
-    using Reduction::Reduction;
+    using UnaryReduction::UnaryReduction;
     std::string kind() const override { return "Scan"; }
 
     void infer(const Graph&) override {
-        expectInputs(1);
-        inferCommon();
-        fn_ = Function::fromJson(args().at("fn"));
-        fn_.outputType({accType_, in_[0].dtype}, where());
+        inferUnary();
         out_.push_back({accType_, in_[0].shape});
     }
 
@@ -36,13 +33,6 @@ class Scan : public Reduction {
             io.pop(0);
         }
     }
-
-    Expr flops() const override { return in_[0].shape.totalElements() * fn_.flops({accType_, in_[0].dtype}); }
-    Expr onChipBytes() const override { return accType_.bytes(); }
-    std::int64_t computeBw() const override { return fn_.fixedCycles() ? 0 : computeBw_; }
-
-  private:
-    Function fn_;
 };
 
 } // namespace
