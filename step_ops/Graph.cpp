@@ -1,5 +1,6 @@
 #include "step_ops/Graph.h"
 
+#include <functional>
 #include <optional>
 
 #include <algorithm>
@@ -189,6 +190,43 @@ std::optional<nlohmann::json> declaredStream(const StreamType& t) {
 }
 } // namespace
 
+namespace {
+// Kahn's order over n operators (ties by index) given each one's producers; when only cycles remain, the
+// first unwritten operator is taken and its unwritten producers are reported through `feedback`.
+std::vector<int> dependencyOrder(const std::vector<std::vector<int>>& producers,
+                                 const std::function<void(int op, int port)>& feedback) {
+    const int n = static_cast<int>(producers.size());
+    std::vector<int> pending(n, 0), order;
+    std::vector<std::vector<int>> users(n);
+    for (int i = 0; i < n; ++i)
+        for (int p : producers[i]) {
+            ++pending[i];
+            users[p].push_back(i);
+        }
+    std::vector<bool> written(n, false);
+    std::set<int> ready;
+    for (int i = 0; i < n; ++i)
+        if (pending[i] == 0) ready.insert(i);
+    while (static_cast<int>(order.size()) < n) {
+        int i = -1;
+        if (!ready.empty()) {
+            i = *ready.begin();
+            ready.erase(ready.begin());
+        } else {
+            for (int k = 0; k < n && i < 0; ++k)
+                if (!written[k]) i = k;
+            for (std::size_t port = 0; port < producers[i].size(); ++port)
+                if (!written[producers[i][port]]) feedback(i, static_cast<int>(port));
+        }
+        order.push_back(i);
+        written[i] = true;
+        for (int u : users[i])
+            if (!written[u] && --pending[u] == 0) ready.insert(u);
+    }
+    return order;
+}
+} // namespace
+
 nlohmann::json Graph::toJson() const {
     nlohmann::json j;
     j["format"] = "steprdu-graph-1";
@@ -199,37 +237,24 @@ nlohmann::json Graph::toJson() const {
         if (t.values) tj["values"] = *t.values;
         j["tensors"].push_back(tj);
     }
-    // Operators are written producers first (Broadcasts added by finalize() sit at the end of the list), so a
-    // reader can build each from those before it. Only a feedback loop leaves an input whose producer comes
-    // later: that edge carries its declared type.
-    const int n = numOps();
-    std::vector<int> pending(n, 0);
-    std::vector<std::vector<int>> users(n);
-    for (int i = 0; i < n; ++i)
-        for (auto& r : ops_[i]->inputs()) {
-            ++pending[i];
-            users[r.op].push_back(i);
-        }
-    std::vector<bool> written(n, false);
-    std::set<int> ready;
-    for (int i = 0; i < n; ++i)
-        if (pending[i] == 0) ready.insert(i);
+    // Operators keep their order (it decides, for example, the order in which the HBM node serves its
+    // readers). Inputs may name a producer listed later (the Broadcasts finalize() appends); only the edges
+    // that close a feedback loop carry their declared type, so that a reader can stand in for them.
+    std::vector<std::vector<int>> producers(numOps());
+    for (int i = 0; i < numOps(); ++i)
+        for (auto& r : ops_[i]->inputs())
+            producers[i].push_back(r.op);
+    std::set<std::pair<int, int>> feedback;
+    dependencyOrder(producers, [&](int op, int port) { feedback.insert({op, port}); });
     j["operators"] = nlohmann::json::array();
-    for (int done = 0; done < n; ++done) {
-        int i = -1;
-        if (!ready.empty()) {
-            i = *ready.begin();
-            ready.erase(ready.begin());
-        } else { // only cycles remain: enter one at its first operator
-            for (int k = 0; k < n && i < 0; ++k)
-                if (!written[k]) i = k;
-        }
+    for (int i = 0; i < numOps(); ++i) {
         const auto& op = ops_[i];
         nlohmann::json oj{{"kind", op->kind()}, {"name", op->name()}, {"args", op->args()}};
         oj["inputs"] = nlohmann::json::array();
-        for (auto& r : op->inputs()) {
+        for (std::size_t port = 0; port < op->inputs().size(); ++port) {
+            StreamRef r = op->inputs()[port];
             nlohmann::json in{ops_[r.op]->name(), r.out};
-            if (!written[r.op]) {
+            if (feedback.count({i, static_cast<int>(port)})) {
                 auto decl = declaredStream(type(r));
                 if (!decl)
                     throw BadInput(
@@ -245,12 +270,26 @@ nlohmann::json Graph::toJson() const {
         for (auto& o : op->outputs())
             oj["output_shapes"].push_back(o.shape.toJson());
         j["operators"].push_back(oj);
-        written[i] = true;
-        ready.erase(i);
-        for (int u : users[i])
-            if (!written[u] && --pending[u] == 0) ready.insert(u);
     }
     return j;
+}
+
+void Graph::reorder(const std::vector<int>& order) {
+    std::vector<int> newIndex(numOps(), -1);
+    std::vector<std::unique_ptr<Operator>> ops;
+    for (int k = 0; k < static_cast<int>(order.size()); ++k) {
+        newIndex[order[k]] = k;
+        ops.push_back(std::move(ops_[order[k]]));
+    }
+    ops_ = std::move(ops);
+    names_.clear();
+    for (int i = 0; i < numOps(); ++i) {
+        names_[ops_[i]->name()] = i;
+        for (std::size_t p = 0; p < ops_[i]->inputs().size(); ++p) {
+            StreamRef r = ops_[i]->inputs()[p];
+            ops_[i]->rewireInput(static_cast<int>(p), {newIndex[r.op], r.out});
+        }
+    }
 }
 
 Graph Graph::fromJson(const nlohmann::json& j) {
@@ -270,52 +309,76 @@ Graph Graph::fromJson(const nlohmann::json& j) {
             t.values = std::make_shared<std::vector<float>>(tj["values"].get<std::vector<float>>());
         g.addTensor(t);
     }
+    // Operators are built producers first (a feedback edge's declared type stands in for its producer) and
+    // then put back in the file's order.
+    const auto& specs = j.at("operators");
+    const int n = static_cast<int>(specs.size());
+    std::map<std::string, int> index;
+    for (int i = 0; i < n; ++i)
+        if (!index.emplace(specs[i].at("name").get<std::string>(), i).second)
+            throw BadInput(fmt::format("graph: operator name '{}' appears twice",
+                                       specs[i].at("name").get<std::string>()));
+    std::vector<std::vector<int>> producers(n);
+    for (int i = 0; i < n; ++i)
+        for (auto& in : specs[i].at("inputs")) {
+            std::string from = in.at(0).get<std::string>();
+            auto it = index.find(from);
+            if (it == index.end())
+                throw BadInput(
+                    fmt::format("graph: operator '{}' input refers to operator '{}', which is not defined",
+                                specs[i].at("name").get<std::string>(), from));
+            if (in.size() <= 2) producers[i].push_back(it->second);
+        }
+    std::string loop;
+    auto order = dependencyOrder(producers, [&](int op, int) {
+        if (loop.empty()) loop = specs[op].at("name").get<std::string>();
+    });
+    if (!loop.empty())
+        throw BadInput(
+            fmt::format("graph: operator '{}' is on a loop, and none of the loop's edges declares its "
+                        "type (a feedback edge without its declared type)",
+                        loop));
+    std::vector<int> built(n, -1);
     struct Feedback {
-        int placeholder;
-        std::string producer, consumer;
-        int out;
+        int placeholder, producer, out;
     };
     std::vector<Feedback> feedback;
-    for (auto& oj : j.at("operators")) {
+    for (int i : order) {
+        const auto& oj = specs[i];
         std::vector<StreamRef> ins;
-        std::string name = oj.at("name");
-        for (auto& ij : oj.at("inputs")) {
-            std::string from = ij.at(0).get<std::string>();
-            int src = g.findOp(from);
-            if (src < 0 &&
-                ij.size() > 2) { // a feedback edge: a placeholder stands in until its producer exists
-                src = g.add("Placeholder", g.uniqueName(from + ".feedback"), ij.at(2), {});
-                feedback.push_back({src, from, name, ij.at(1).get<int>()});
-                ins.push_back({src, 0});
-                continue;
+        for (auto& in : oj.at("inputs")) {
+            int p = index.at(in.at(0).get<std::string>()), out = in.at(1).get<int>();
+            if (in.size() > 2) {
+                int ph = g.add("Placeholder", g.uniqueName(in.at(0).get<std::string>() + ".feedback"),
+                               in.at(2), {});
+                feedback.push_back({ph, p, out});
+                ins.push_back({ph, 0});
+            } else {
+                ins.push_back({built[p], out});
             }
-            if (src < 0)
-                throw BadInput(fmt::format("graph: operator '{}' input refers to operator '{}', which is not "
-                                           "defined before it (unknown, or a feedback edge without its "
-                                           "declared type)",
-                                           name, from));
-            ins.push_back({src, ij.at(1).get<int>()});
         }
-        int idx = g.add(oj.at("kind"), name, oj.at("args"), ins);
+        built[i] = g.add(oj.at("kind"), oj.at("name"), oj.at("args"), ins);
         // Re-apply shapes that were overridden when the graph was built.
         const auto& shapes = oj.value("output_shapes", nlohmann::json::array());
-        for (std::size_t o = 0; o < shapes.size() && o < g.ops_[idx]->outputs().size(); ++o)
-            g.ops_[idx]->overrideShape(static_cast<int>(o), Shape::fromJson(shapes[o]));
+        for (std::size_t o = 0; o < shapes.size() && o < g.ops_[built[i]]->outputs().size(); ++o)
+            g.ops_[built[i]]->overrideShape(static_cast<int>(o), Shape::fromJson(shapes[o]));
     }
     for (auto& f : feedback) {
-        int src = g.findOp(f.producer);
-        if (src < 0)
-            throw BadInput(
-                fmt::format("graph: operator '{}' input refers to operator '{}', which is not defined",
-                            f.consumer, f.producer));
-        StreamRef real{src, f.out};
+        StreamRef real{built[f.producer], f.out};
         const StreamType &want = g.type({f.placeholder, 0}), &got = g.type(real);
         if (!want.dtype.equals(got.dtype) || want.shape.rank() != got.shape.rank())
-            throw BadInput(fmt::format("graph: feedback stream {} -> {}: {}", f.producer, f.consumer,
+            throw BadInput(fmt::format("graph: feedback stream {} -> {}: {}",
+                                       specs[f.producer].at("name").get<std::string>(),
+                                       g.ops_[g.consumers({f.placeholder, 0}).at(0).first]->name(),
                                        expectedFound(want.str(), got.str())));
         for (auto [op, port] : g.consumers({f.placeholder, 0}))
             g.ops_[op]->rewireInput(port, real);
     }
+    // The file's order; the connected placeholders go last (finalize() drops them).
+    std::vector<int> fileOrder(built.begin(), built.end());
+    for (auto& f : feedback)
+        fileOrder.push_back(f.placeholder);
+    g.reorder(fileOrder);
     g.finalized_ = false;
     return g;
 }

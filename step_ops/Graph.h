@@ -37,6 +37,8 @@ class Graph {
     // Removes an operator that has no inputs and no consumers (a connected Placeholder), renumbering the
     // rest.
     void removeOp(int index);
+    // Puts the operators in the given order (order[k] = the index that becomes k), renumbering inputs.
+    void reorder(const std::vector<int>& order);
 
     const Operator& op(int i) const { return *ops_.at(i); }
     Operator& op(int i) { return *ops_.at(i); }

@@ -160,10 +160,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         b.source("selector", Shape({Dim(1), Dim(B), Dim(K)}), oneHot, {{"width", E}}, "select_slots");
 
     Stream x = b.flatten(b.linearOffChipLoad("x", 1, D, {1, 1}, {B, 1}, std::nullopt, eb, 1, "load_x"), 0, 1);
-    Stream rw = b.linearOffChipLoad("routing_weights", 1, 1, {K, 1}, {B, K}, std::nullopt, eb, 1,
-                                    "load_routing_weights");
     auto xs = b.partition(x, selMulti, 0, E, "route_x");
-    auto ws = b.partition(rw, selOne, 0, E, "route_w");
 
     MapOptions o{bw, false};
     const std::int64_t packBw = dynamic && !k.given("compute_bw") ? 1024 : bw;
@@ -198,45 +195,66 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     Bindings bind;
     for (int e = 0; e < E; ++e) {
         bind[xs[e].shape().dims()[0].size.symName()] = counts[e];
-        bind[ws[e].shape().dims()[0].size.symName()] = counts[e];
     }
     auto tilesOf = [&](int e) { return dynamic ? (counts[e] > 0 ? 1 : 0) : (counts[e] + T - 1) / T; };
+    // The weight loads are made as the scripts make them, every region's up loads, then gate, then down: the
+    // HBM node serves its readers in creation order. A region is one expert unless time-multiplexed.
+    const char* weightNames[] = {"W_up", "W_gate", "W_down"};
+    std::vector<Stream> loads[3];
     if (R == E) {
-        for (int e = 0; e < E; ++e) {
-            std::string p = fmt::format("e{}.", e);
-            auto load = [&](const std::string& w, std::int64_t tr, std::int64_t tc) {
-                return b.flatten(b.linearOffChipLoad(fmt::format("{}_{}", w, e), tr, tc, {1, 1}, {nf, 1},
-                                                     packed[e], eb, 1, p + "load_" + w),
-                                 0, 1);
-            };
-            expertOut[e] =
-                swiglu(p, packed[e], load("W_up", D, tf), load("W_gate", D, tf), load("W_down", tf, D));
-        }
+        for (int which = 0; which < 3; ++which)
+            for (int e = 0; e < E; ++e) {
+                std::int64_t tr = which == 2 ? tf : D, tc = which == 2 ? D : tf;
+                loads[which].push_back(b.flatten(
+                    b.linearOffChipLoad(fmt::format("{}_{}", weightNames[which], e), tr, tc, {1, 1}, {nf, 1},
+                                        packed[e], eb, 1, fmt::format("e{}.load_{}", e, weightNames[which])),
+                    0, 1));
+            }
+        for (int e = 0; e < E; ++e)
+            expertOut[e] = swiglu(fmt::format("e{}.", e), packed[e], loads[0][e], loads[1][e], loads[2][e]);
     } else {
+        std::vector<Stream> tiles, which;
         for (int r = 0; r < R; ++r) {
             std::string p = fmt::format("r{}.", r);
             std::vector<Stream> group(packed.begin() + r * G, packed.begin() + (r + 1) * G);
-            auto [tiles, which] = b.eagerMerge(group, 0, p + "merge");
+            auto [t, w] = b.eagerMerge(group, 0, p + "merge");
+            tiles.push_back(t);
+            which.push_back(w);
             if (dynamic) { // the region's buffers are sized for its largest dynamic tile
                 long long largest = 0;
                 for (int j = 0; j < G; ++j)
                     largest = std::max(largest, counts[r * G + j]);
                 bind[p + "merge_rows"] = largest;
             }
-            Stream addr = b.expertAddrGen(which, nf, 0, p + "weight_addr");
-            auto load = [&](const std::string& w, std::int64_t tr, std::int64_t tc) {
-                return b.flatten(
-                    b.randomOffChipLoad(addr, fmt::format("{}_r{}", w, r), tr, tc, eb, 0, p + "load_" + w), 0,
-                    1);
-            };
-            Stream y = swiglu(p, tiles, load("W_up", D, tf), load("W_gate", D, tf), load("W_down", tf, D));
-            auto split = b.partition(y, which, 0, G, p + "split");
+        }
+        std::vector<Stream> addr;
+        for (int r = 0; r < R; ++r)
+            addr.push_back(b.expertAddrGen(which[r], nf, 0, fmt::format("r{}.weight_addr", r)));
+        for (int w = 0; w < 3; ++w)
+            for (int r = 0; r < R; ++r) {
+                std::int64_t tr = w == 2 ? tf : D, tc = w == 2 ? D : tf;
+                loads[w].push_back(
+                    b.flatten(b.randomOffChipLoad(addr[r], fmt::format("{}_r{}", weightNames[w], r), tr, tc,
+                                                  eb, 0, fmt::format("r{}.load_{}", r, weightNames[w])),
+                              0, 1));
+            }
+        for (int r = 0; r < R; ++r) {
+            std::string p = fmt::format("r{}.", r);
+            Stream y = swiglu(p, tiles[r], loads[0][r], loads[1][r], loads[2][r]);
+            auto split = b.partition(y, which[r], 0, G, p + "split");
             for (int j = 0; j < G; ++j) {
                 expertOut[r * G + j] = split[j];
                 bind[split[j].shape().dims()[0].size.symName()] = tilesOf(r * G + j);
             }
         }
     }
+    // The routing weights are loaded after the expert weights, as in the scripts (whose graph gains a node
+    // when it is first consumed): the HBM node serves its readers in creation order.
+    Stream rw = b.linearOffChipLoad("routing_weights", 1, 1, {K, 1}, {B, K}, std::nullopt, eb, 1,
+                                    "load_routing_weights");
+    auto ws = b.partition(rw, selOne, 0, E, "route_w");
+    for (int e = 0; e < E; ++e)
+        bind[ws[e].shape().dims()[0].size.symName()] = counts[e];
     std::vector<Stream> scaled;
     for (int e = 0; e < E; ++e) {
         std::string p = fmt::format("e{}.", e);
@@ -252,7 +270,9 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     Stream y =
         b.accum(gathered, Function(Function::Kind::Add), InitFn::zero(1, D), 1, o, std::nullopt, "combine");
     b.linearOffChipStore(y, "out", 1, "store_out");
-    Workload w{b.finish(), bind, {}, 0, 0};
+    Workload w;
+    w.graph = b.finish();
+    w.bindings = bind;
     w.channelDepth = k.integer("channel_depth", 0, 1 << 20);
     w.timingElemBytes = eb == 2 ? 2 : 0;
     w.params = {{"model", model},

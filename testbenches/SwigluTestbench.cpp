@@ -63,7 +63,8 @@ Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
         b.linearOffChipLoad("W_down", tn, D, {0, 1, 1}, {nb, 1, nf}, std::nullopt, eb, pd, "load_w_down");
     Stream y = b.mapAccum(hr, wd, Function::matmul(), InitFn::zero(tm, D), 1, {bw, true}, "down");
     b.linearOffChipStore(y, "out", pd, "store_out");
-    Workload w{b.finish(), {}, {}, 0, 0};
+    Workload w;
+    w.graph = b.finish();
     w.channelDepth = 1; // the Fig 8 script's depth
     w.params = {{"batch", B},       {"hidden", D},         {"inter", F},
                 {"tile_b", tm},     {"tile_inter", tn},    {"dtype_bytes", bytes},

@@ -1,6 +1,7 @@
-// Graph files (graph.json, written by `run --out`) load back into the same graph: Broadcasts that finalize()
-// appends are written before their consumers, and the edges of a feedback loop (dynamic attention's
-// "request done" signal) carry their declared type. The reloaded graph runs to the same cycles.
+// Graph files (graph.json, written by `run --out`) load back into the same graph, in the same operator order
+// (timing depends on it): inputs may name producers listed later (the Broadcasts finalize() appends), and the
+// edges of a feedback loop (dynamic attention's "request done" signal) carry their declared type. The
+// reloaded graph runs to the same cycles.
 #include <gtest/gtest.h>
 
 #include "hw/HwConfigLoader.h"
