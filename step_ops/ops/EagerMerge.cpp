@@ -47,12 +47,15 @@ class EagerMerge : public Operator {
                 continue;
             }
             io.push(1, Token::data(Selector{static_cast<int>(in_.size()), {i}}));
+            // As the published operator: each element is dequeued, then forwarded; one cycle passes between
+            // the elements of a chunk (none after its last).
+            bool first = true;
             for (;;) {
-                Token t = io.peek(i);
+                Token t = io.pop(i);
                 if (t.isDone()) fail(fmt::format("input {} ended inside a chunk", i));
-                if (t.isData()) io.work(w); // one element per cycle
+                if (t.isData() && !first) io.work(w);
+                if (t.isData()) first = false;
                 io.push(0, t);
-                io.pop(i);
                 if ((t.isData() && rank_ == 0) || (t.isStop() && t.level >= rank_)) break;
             }
         }
