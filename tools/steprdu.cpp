@@ -29,7 +29,8 @@ const char* kUsage = R"(usage:
               [--set <hw.key.path>=<value> ...] [--out DIR] [--json]
   steprdu analyze <testbench> [knob=value ...] [--json]   symbolic metrics only, no simulation
   steprdu experiment list | <name> | claims | calibration [--shared DIR] [--out DIR] [--json]
-                                              reproduce a paper figure as CSV; `claims` checks the paper's numbers
+                                              a paper figure as CSV; `claims`: the paper's numbers; `calibration`:
+                                              the published simulator's reference points
   steprdu bench [--shared DIR] [--json]     simulated cycles per wall second on the standard cases
   steprdu <command> --help)";
 
@@ -62,9 +63,11 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
             "max-wall-seconds", po::value(&c.maxWallSeconds)->default_value(0),
             "stop with exit code 4 after this much wall time (0: no limit)");
     if (cmd == "experiment" || cmd == "bench")
-        opts.add_options()("shared", po::value(&c.shared),
-                           "folder with the real traces (default: $STEPRDU_SHARED, else ../shared)")(
-            "out", po::value(&c.out), "write <name>.csv (and claims.json) here (default: runs/<name>)");
+        opts.add_options()(
+            "shared", po::value(&c.shared),
+            "folder with the real traces and references (default: $STEPRDU_SHARED, else ../shared)")(
+            "out", po::value(&c.out),
+            "write <name>.csv, claims.json or calibration.json here (default: runs/<name>)");
     po::options_description hidden;
     std::vector<std::string> positional;
     hidden.add_options()("pos", po::value(&positional));
