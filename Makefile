@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= 2
 BUILD_TYPE ?= Release
 
-.PHONY: deps configure build run test bench format clean
+.PHONY: deps configure build run test bench format format-check clean
 
 deps:
 	@scripts/install-deps.sh
@@ -25,6 +25,10 @@ bench: build
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
+
+# Fails, naming the files, if any source differs from .clang-format (needs clang-format installed).
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.h')
 
 clean:
 	rm -rf $(BUILD)

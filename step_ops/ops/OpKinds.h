@@ -5,14 +5,34 @@
 
 namespace steprdu::step::ops {
 
-#define STEPRDU_OPERATOR_KINDS(X)                                                                            \
-    X(LinearOffChipLoad)                                                                                     \
-    X(LinearOffChipStore)                                                                                    \
-    X(RandomOffChipLoad)                                                                                     \
-    X(RandomOffChipStore)                                                                                    \
-    X(Bufferize) X(Streamify) X(Partition) X(Reassemble) X(EagerMerge) X(Parallelize) X(Broadcast) X(Map)    \
-        X(Accum) X(Scan) X(MapAccum) X(FlatMap) X(Flatten) X(Reshape) X(Promote) X(Expand) X(RepeatStatic)   \
-            X(Zip) X(Source) X(Sink) X(Placeholder)
+// clang-format off
+#define STEPRDU_OPERATOR_KINDS(X) \
+    X(LinearOffChipLoad) \
+    X(LinearOffChipStore) \
+    X(RandomOffChipLoad) \
+    X(RandomOffChipStore) \
+    X(Bufferize) \
+    X(Streamify) \
+    X(Partition) \
+    X(Reassemble) \
+    X(EagerMerge) \
+    X(Parallelize) \
+    X(Broadcast) \
+    X(Map) \
+    X(Accum) \
+    X(Scan) \
+    X(MapAccum) \
+    X(FlatMap) \
+    X(Flatten) \
+    X(Reshape) \
+    X(Promote) \
+    X(Expand) \
+    X(RepeatStatic) \
+    X(Zip) \
+    X(Source) \
+    X(Sink) \
+    X(Placeholder)
+// clang-format on
 
 #define STEPRDU_DECLARE_KIND(K) OperatorKind kind##K();
 STEPRDU_OPERATOR_KINDS(STEPRDU_DECLARE_KIND)
