@@ -244,26 +244,25 @@ Workload AttentionTestbench::build(const Knobs& k, bool functional) const {
             t += c.tiles(i);
         return t;
     };
-    // Loads of q (Q x hd tiles) and the new key / value rows (1 x hd) for a list of requests: [1, n, 1].
-    auto loadRows = [&](const std::string& suffix, const std::vector<std::size_t>& reqs) {
-        std::vector<float> qv, kv2, vv;
+    // The load of q (Q x hd tiles, which = 0) or of the new key / value rows (1 x hd, which = 1 / 2) for a
+    // list of requests: [1, n, 1].
+    auto loadRows = [&](const std::string& suffix, const std::vector<std::size_t>& reqs, int which) {
+        const std::int64_t n = static_cast<std::int64_t>(reqs.size()), rows = which == 0 ? c.Q : 1;
+        const char* name[] = {"query", "k_new", "v_new"};
+        const char* load[] = {"load_q", "load_k_new", "load_v_new"};
+        std::vector<float> v;
         if (withData)
             for (auto i : reqs) {
-                qv.insert(qv.end(), q.begin() + i * c.Q * c.hd, q.begin() + (i + 1) * c.Q * c.hd);
-                kv2.insert(kv2.end(), newRows[0].begin() + i * c.hd, newRows[0].begin() + (i + 1) * c.hd);
-                vv.insert(vv.end(), newRows[1].begin() + i * c.hd, newRows[1].begin() + (i + 1) * c.hd);
+                const auto& src = which == 0 ? q : newRows[which - 1];
+                v.insert(v.end(), src.begin() + i * rows * c.hd, src.begin() + (i + 1) * rows * c.hd);
             }
-        const std::int64_t n = static_cast<std::int64_t>(reqs.size());
-        const int eb = static_cast<int>(c.eb);
-        tensor("query" + suffix, n * c.Q, qv);
-        tensor("k_new" + suffix, n, kv2);
-        tensor("v_new" + suffix, n, vv);
-        return std::vector<Stream>{b.linearOffChipLoad("query" + suffix, c.Q, c.hd, {1, 1}, {n, 1},
-                                                       std::nullopt, eb, 1, "load_q" + suffix),
-                                   b.linearOffChipLoad("k_new" + suffix, 1, c.hd, {1, 1}, {n, 1},
-                                                       std::nullopt, eb, 1, "load_k_new" + suffix),
-                                   b.linearOffChipLoad("v_new" + suffix, 1, c.hd, {1, 1}, {n, 1},
-                                                       std::nullopt, eb, 1, "load_v_new" + suffix)};
+        tensor(name[which] + suffix, n * rows, v);
+        return b.linearOffChipLoad(name[which] + suffix, rows, c.hd, {1, 1}, {n, 1}, std::nullopt,
+                                   static_cast<int>(c.eb), 1, load[which] + suffix);
+    };
+    auto loadAll = [&](const std::string& suffix, const std::vector<std::size_t>& reqs) {
+        return std::vector<Stream>{loadRows(suffix, reqs, 0), loadRows(suffix, reqs, 1),
+                                   loadRows(suffix, reqs, 2)};
     };
 
     Bindings bind;
@@ -274,14 +273,21 @@ Workload AttentionTestbench::build(const Knobs& k, bool functional) const {
         all[i] = i;
 
     if (strategy == "coarse") {
+        // The regions' loads in the script's creation order (every region's q, then k, then v): the HBM node
+        // serves its readers in operator order.
+        std::vector<Stream> flat[3];
+        const char* what[] = {"q", "k_new", "v_new"};
+        for (int k = 0; k < 3; ++k)
+            for (int r = 0; r < R; ++r)
+                flat[k].push_back(b.flatten(loadRows(fmt::format("_r{}", r), regionReqs[r], k), 1, 2,
+                                            fmt::format("r{}.{}", r, what[k])));
         for (int r = 0; r < R; ++r) {
             const std::string p = fmt::format("r{}.", r);
             const auto& reqs = regionReqs[r];
-            auto rows = loadRows(fmt::format("_r{}", r), reqs);
             RegionIn in;
-            in.q = b.flatten(rows[0], 1, 2, p + "q");
-            in.kNew = b.flatten(rows[1], 1, 2, p + "k_new");
-            in.vNew = b.flatten(rows[2], 1, 2, p + "v_new");
+            in.q = flat[0][r];
+            in.kNew = flat[1][r];
+            in.vNew = flat[2][r];
             in.idx = b.flatten(metadataRow(b, md(reqs, 0), p + "idx_gen"), 0, 1, p + "idx");
             in.tiles = b.flatten(metadataRow(b, md(reqs, 1), p + "seq_len_gen"), 0, 1, p + "seq_len");
             in.offset = b.flatten(metadataRow(b, md(reqs, 2), p + "offset_gen"), 0, 1, p + "offset");
@@ -290,7 +296,7 @@ Workload AttentionTestbench::build(const Knobs& k, bool functional) const {
                            writeBackBroadcasts);
         }
     } else if (strategy == "interleaved") {
-        auto rows = loadRows("", all);
+        auto rows = loadAll("", all);
         auto qs = b.parallelize(b.flatten(rows[0], 1, 2, "q"), R, "par_q");
         auto ks = b.parallelize(b.flatten(rows[1], 1, 2, "k_new"), R, "par_k_new");
         auto vs = b.parallelize(b.flatten(rows[2], 1, 2, "v_new"), R, "par_v_new");
@@ -334,7 +340,7 @@ Workload AttentionTestbench::build(const Knobs& k, bool functional) const {
         Stream dispatchRaw = b.reassemble({first, kept[1]}, order, 0, "dispatch_merge");
         dispatchRaw.setShape(Shape({Dim(1), Dim(c.B), Dim(1)}));
         Stream dispatch = b.flatten(dispatchRaw, 0, 1, "dispatch");
-        auto rows = loadRows("", all);
+        auto rows = loadAll("", all);
         auto qs = b.partition(rows[0], dispatch, 1, R, "dispatch_q");
         auto ks = b.partition(rows[1], dispatch, 1, R, "dispatch_k_new");
         auto vs = b.partition(rows[2], dispatch, 1, R, "dispatch_v_new");
