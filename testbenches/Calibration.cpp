@@ -1,14 +1,13 @@
 #include "testbenches/Calibration.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "testbenches/Runner.h"
+#include "traces/TraceCsv.h"
 #include "util/Error.h"
-#include "util/Strings.h"
 
 namespace steprdu::tb {
 
@@ -16,25 +15,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Data rows of a reference CSV keyed by its header (the published files end lines with CRLF).
+// Data rows of a reference CSV keyed by its header.
 std::vector<std::map<std::string, std::string>> readCsv(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw BadInput(fmt::format("{}: cannot read the file", path));
-    std::string line;
-    std::vector<std::string> header;
+    traces::TraceCsv csv(path, "reference CSV");
+    std::vector<std::string> header, cells;
+    if (!csv.next(header)) csv.fail("missing header", "a header line", "an empty file");
     std::vector<std::map<std::string, std::string>> rows;
-    for (int n = 1; std::getline(in, line); ++n) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.empty()) continue;
-        auto cells = split(line, ',');
-        if (header.empty()) {
-            header = cells;
-            continue;
-        }
+    while (csv.next(cells)) {
         if (cells.size() != header.size())
-            throw BadInput(fmt::format(
-                "{}:{}: {}", path, n,
-                expectedFound(fmt::format("{} columns", header.size()), std::to_string(cells.size()))));
+            csv.fail("wrong column count", fmt::format("{} fields, as in the header", header.size()),
+                     std::to_string(cells.size()));
         std::map<std::string, std::string> row;
         for (std::size_t i = 0; i < cells.size(); ++i)
             row[header[i]] = cells[i];

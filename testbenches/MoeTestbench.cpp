@@ -62,20 +62,12 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     const int K = k.given("topk") ? static_cast<int>(k.integer("topk", 1, E)) : m.topK;
     const std::int64_t D = k.given("hidden") ? k.integer("hidden", 1, 1 << 20) : m.hidden;
     const std::int64_t F = k.given("inter") ? k.integer("inter", 1, 1 << 22) : m.inter;
-    const std::int64_t tf = k.integer("tile_f", 1, F);
+    const std::int64_t tf = k.divisor("tile_f", F, "inter");
     const bool dynamic = k.str("tile_n") == "dynamic";
     const std::int64_t T = dynamic ? 0 : k.integer("tile_n", 1, 1 << 20);
-    const int R = k.given("regions") ? static_cast<int>(k.integer("regions", 1, E)) : E;
+    const int R = k.given("regions") ? static_cast<int>(k.divisor("regions", E, "experts")) : E;
     const int eb = static_cast<int>(k.integer("elem_bytes", 1, 8));
     const std::int64_t seed = k.integer("seed", 0, 1LL << 40);
-    if (F % tf)
-        throw BadInput(
-            fmt::format("moe: knob 'tile_f': {}",
-                        expectedFound(fmt::format("a divisor of inter={}", F), std::to_string(tf))));
-    if (E % R)
-        throw BadInput(
-            fmt::format("moe: knob 'regions': {}",
-                        expectedFound(fmt::format("a divisor of experts={}", E), std::to_string(R))));
     const std::int64_t bw = k.given("compute_bw") ? k.integer("compute_bw", 1, 1LL << 40)
                                                   : (R < E     ? 1024
                                                      : dynamic ? 6400
@@ -121,13 +113,17 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     auto expertSeed = [&](int e, int which) {
         return static_cast<std::uint64_t>(seed * 1000 + 10 + e * 3 + which);
     };
+    // A region's weight tensors: W_up / W_gate / W_down (which = 0, 1, 2), one expert's unless
+    // time-multiplexed.
+    const char* weightNames[] = {"W_up", "W_gate", "W_down"};
+    auto weightTensor = [&](int which, int r) {
+        return fmt::format(R == E ? "{}_{}" : "{}_r{}", weightNames[which], r);
+    };
     for (int r = 0; r < R; ++r) {
         // A region's weights: its experts' matrices concatenated along dim 0 (one expert when R == E).
-        const char* names[] = {"W_up", "W_gate", "W_down"};
         for (int which = 0; which < 3; ++which) {
             std::int64_t rows = which == 2 ? F : D, cols = which == 2 ? D : F;
-            std::string n =
-                R == E ? fmt::format("{}_{}", names[which], r) : fmt::format("{}_r{}", names[which], r);
+            std::string n = weightTensor(which, r);
             if (!withData) {
                 b.tensor(n, G * rows, cols, "randn", expertSeed(r * G, which));
                 continue;
@@ -197,28 +193,14 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         bind[xs[e].shape().dims()[0].size.symName()] = counts[e];
     }
     auto tilesOf = [&](int e) { return dynamic ? (counts[e] > 0 ? 1 : 0) : (counts[e] + T - 1) / T; };
-    // The weight loads are made as the scripts make them, every region's up loads, then gate, then down: the
-    // HBM node serves its readers in creation order. A region is one expert unless time-multiplexed.
-    const char* weightNames[] = {"W_up", "W_gate", "W_down"};
-    std::vector<Stream> loads[3];
-    if (R == E) {
-        for (int which = 0; which < 3; ++which)
-            for (int e = 0; e < E; ++e) {
-                std::int64_t tr = which == 2 ? tf : D, tc = which == 2 ? D : tf;
-                loads[which].push_back(b.flatten(
-                    b.linearOffChipLoad(fmt::format("{}_{}", weightNames[which], e), tr, tc, {1, 1}, {nf, 1},
-                                        packed[e], eb, 1, fmt::format("e{}.load_{}", e, weightNames[which])),
-                    0, 1));
-            }
-        for (int e = 0; e < E; ++e)
-            expertOut[e] = swiglu(fmt::format("e{}.", e), packed[e], loads[0][e], loads[1][e], loads[2][e]);
-    } else {
-        std::vector<Stream> tiles, which;
+    // Time-multiplexed regions merge their experts' tiles and address the weights of the expert at hand.
+    std::vector<Stream> regionIn(packed.begin(), packed.begin() + R), which, addr;
+    if (R < E) {
         for (int r = 0; r < R; ++r) {
             std::string p = fmt::format("r{}.", r);
             std::vector<Stream> group(packed.begin() + r * G, packed.begin() + (r + 1) * G);
             auto [t, w] = b.eagerMerge(group, 0, p + "merge");
-            tiles.push_back(t);
+            regionIn[r] = t;
             which.push_back(w);
             if (dynamic) { // the region's buffers are sized for its largest dynamic tile
                 long long largest = 0;
@@ -227,25 +209,32 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
                 bind[p + "merge_rows"] = largest;
             }
         }
-        std::vector<Stream> addr;
         for (int r = 0; r < R; ++r)
             addr.push_back(b.expertAddrGen(which[r], nf, 0, fmt::format("r{}.weight_addr", r)));
-        for (int w = 0; w < 3; ++w)
-            for (int r = 0; r < R; ++r) {
-                std::int64_t tr = w == 2 ? tf : D, tc = w == 2 ? D : tf;
-                loads[w].push_back(
-                    b.flatten(b.randomOffChipLoad(addr[r], fmt::format("{}_r{}", weightNames[w], r), tr, tc,
-                                                  eb, 0, fmt::format("r{}.load_{}", r, weightNames[w])),
-                              0, 1));
-            }
+    }
+    // The weight loads are made as the scripts make them, every region's up loads, then gate, then down: the
+    // HBM node serves its readers in creation order.
+    std::vector<Stream> loads[3];
+    for (int w = 0; w < 3; ++w)
         for (int r = 0; r < R; ++r) {
-            std::string p = fmt::format("r{}.", r);
-            Stream y = swiglu(p, tiles[r], loads[0][r], loads[1][r], loads[2][r]);
-            auto split = b.partition(y, which[r], 0, G, p + "split");
-            for (int j = 0; j < G; ++j) {
-                expertOut[r * G + j] = split[j];
-                bind[split[j].shape().dims()[0].size.symName()] = tilesOf(r * G + j);
-            }
+            std::int64_t tr = w == 2 ? tf : D, tc = w == 2 ? D : tf;
+            std::string name = fmt::format(R == E ? "e{}.load_{}" : "r{}.load_{}", r, weightNames[w]);
+            Stream raw = R == E ? b.linearOffChipLoad(weightTensor(w, r), tr, tc, {1, 1}, {nf, 1}, packed[r],
+                                                      eb, 1, name)
+                                : b.randomOffChipLoad(addr[r], weightTensor(w, r), tr, tc, eb, 0, name);
+            loads[w].push_back(b.flatten(raw, 0, 1));
+        }
+    for (int r = 0; r < R; ++r) {
+        std::string p = fmt::format(R == E ? "e{}." : "r{}.", r);
+        Stream y = swiglu(p, regionIn[r], loads[0][r], loads[1][r], loads[2][r]);
+        if (R == E) {
+            expertOut[r] = y;
+            continue;
+        }
+        auto split = b.partition(y, which[r], 0, G, p + "split");
+        for (int j = 0; j < G; ++j) {
+            expertOut[r * G + j] = split[j];
+            bind[split[j].shape().dims()[0].size.symName()] = tilesOf(r * G + j);
         }
     }
     // The routing weights are loaded after the expert weights, as in the scripts (whose graph gains a node

@@ -25,18 +25,10 @@ std::vector<Knob> SwigluTestbench::knobs() const {
 
 Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
     const std::int64_t B = k.integer("batch", 1, 1 << 20), D = k.integer("hidden", 1, 1 << 20),
-                       F = k.integer("inter", 1, 1 << 22), tm = k.integer("tile_b", 1, B),
-                       tn = k.integer("tile_inter", 1, F), bytes = k.integer("dtype_bytes", 1, 8),
+                       F = k.integer("inter", 1, 1 << 22), tm = k.divisor("tile_b", B, "batch"),
+                       tn = k.divisor("tile_inter", F, "inter"), bytes = k.integer("dtype_bytes", 1, 8),
                        bw = k.integer("compute_bw", 1, 1 << 30), par = k.integer("par_dispatch", 1, 1024),
                        seed = k.integer("seed", 0, 1LL << 62);
-    if (B % tm)
-        throw BadInput(
-            fmt::format("swiglu: knob 'tile_b': {}",
-                        expectedFound(fmt::format("a divisor of batch={}", B), std::to_string(tm))));
-    if (F % tn)
-        throw BadInput(
-            fmt::format("swiglu: knob 'tile_inter': {}",
-                        expectedFound(fmt::format("a divisor of inter={}", F), std::to_string(tn))));
     GraphBuilder b;
     b.tensor("x", B, D, "randn", seed * 100 + 1);
     b.tensor("W_gate", D, F, "xavier", seed * 100 + 2);

@@ -51,6 +51,15 @@ std::int64_t Knobs::integer(const std::string& k, std::int64_t lo, std::int64_t 
     return *v;
 }
 
+std::int64_t Knobs::divisor(const std::string& k, std::int64_t whole, const std::string& wholeName) const {
+    std::int64_t v = integer(k, 1, whole);
+    if (whole % v)
+        throw BadInput(fmt::format(
+            "{}: knob '{}': {}", tb_, k,
+            expectedFound(fmt::format("a divisor of {}={}", wholeName, whole), std::to_string(v))));
+    return v;
+}
+
 std::string Knobs::choice(const std::string& k, const std::vector<std::string>& options) const {
     std::string v = str(k);
     if (std::find(options.begin(), options.end(), v) == options.end())

@@ -28,6 +28,8 @@ class Knobs {
     bool given(const std::string& k) const { return values_.count(k) > 0; }
     std::string str(const std::string& k) const;
     std::int64_t integer(const std::string& k, std::int64_t lo, std::int64_t hi) const;
+    // An integer in [1, whole] that divides `whole` (a tile or region count of the dimension `wholeName`).
+    std::int64_t divisor(const std::string& k, std::int64_t whole, const std::string& wholeName) const;
     std::string choice(const std::string& k, const std::vector<std::string>& options) const;
     const std::map<std::string, std::string>& values() const { return values_; }
 
