@@ -201,6 +201,12 @@ std::pair<Stream, Stream> GraphBuilder::reshapeWithPadding(Stream in, std::int64
     return {o[0], o[1]};
 }
 
+Stream GraphBuilder::reshapeAddOuter(Stream in, std::int64_t chunk, bool pad, const std::string& name) {
+    nlohmann::json a{{"chunk", chunk}, {"rank", 0}, {"outer", true}};
+    if (pad) a["pad"] = true;
+    return add("Reshape", a, {in}, name)[0];
+}
+
 Stream GraphBuilder::promote(Stream in, std::optional<int> rank, const std::string& name) {
     nlohmann::json a = nlohmann::json::object();
     if (rank) a["rank"] = *rank;

@@ -94,6 +94,9 @@ class GraphBuilder {
     Stream reshape(Stream in, std::int64_t chunk, int rank, bool pad = false, const std::string& name = "");
     // Returns {data, padding} where padding marks padded elements.
     std::pair<Stream, Stream> reshapeWithPadding(Stream in, std::int64_t chunk, const std::string& name = "");
+    // The scripts' Reshape(add_outer_dim): chunks a rank-0 stream (padding the last chunk if `pad`) and adds
+    // an outermost dimension, [n] -> [1, ceil(n/chunk), chunk] ([0, ...] when empty).
+    Stream reshapeAddOuter(Stream in, std::int64_t chunk, bool pad, const std::string& name = "");
     Stream promote(Stream in, std::optional<int> rank = std::nullopt, const std::string& name = "");
     Stream expand(Stream in, Stream ref, int rank, const std::string& name = "");
     Stream repeatStatic(Stream in, std::int64_t count, const std::string& name = "");

@@ -1,7 +1,8 @@
 #pragma once
 // The calibration set of ../shared/reference (docs/roofline.md): the published STeP simulator's own cycle
-// counts, rerun here on the roofline backend and the step_eval preset. Shared by `steprdu experiment
-// calibration` and the golden test, so both judge exactly the same numbers.
+// counts, rerun here on the roofline backend and the step_eval preset, plus published counts beyond that set
+// (Qwen b64, Fig 12). Shared by `steprdu experiment calibration` and the golden test, so both judge exactly
+// the same numbers.
 #include <cmath>
 #include <functional>
 #include <string>
@@ -10,8 +11,10 @@
 namespace steprdu::tb {
 
 struct CalibrationCheck {
-    std::string group; // "moe_mixtral_b64", "attention_b64", "fig21_b64_geomean"
-    std::string what;  // the point, e.g. "tile_n=16" or "stdev 1457 interleaved"
+    // "moe_mixtral_b64", "attention_b64", "fig21_b64_geomean", "moe_qwen_b64", "fig12_static",
+    // "fig12_dynamic"
+    std::string group;
+    std::string what; // the point, e.g. "tile_n=16" or "stdev 1457 interleaved"
     double measured = 0, reference = 0;
     double tolerance = 0; // relative, the bar for this group
     double relative() const { return (measured - reference) / reference; }

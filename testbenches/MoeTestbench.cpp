@@ -164,14 +164,12 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     for (int e = 0; e < E; ++e) {
         std::string p = fmt::format("e{}.", e);
         if (dynamic) {
-            Stream rows = b.flatten(
-                b.promote(b.reshape(xs[e], 1, 0, false, p + "reshape"), std::nullopt, p + "promote"), 0, 1);
+            Stream rows = b.flatten(b.reshapeAddOuter(xs[e], 1, false, p + "reshape"), 0, 1);
             TileType tile{xs[e].shape().dims()[0].size, D, ElemType::F32};
             packed.push_back(b.accum(rows, Function(Function::Kind::RetileRow), InitFn::empty(D), 1,
                                      {packBw, false}, tile, p + "pack"));
         } else {
-            Stream rows = b.flatten(
-                b.promote(b.reshape(xs[e], T, 0, true, p + "reshape"), std::nullopt, p + "promote"), 1, 2);
+            Stream rows = b.flatten(b.reshapeAddOuter(xs[e], T, true, p + "reshape"), 1, 2);
             packed.push_back(b.accum(rows, Function(Function::Kind::RetileRow), InitFn::empty(D), 1,
                                      {packBw, false}, TileType{T, D, ElemType::F32}, p + "pack"));
         }

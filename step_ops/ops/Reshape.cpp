@@ -1,5 +1,7 @@
 // Reshape: splits the dimension at `rank` into chunks of `chunk` elements. The innermost dimension may be
-// ragged and is then padded with `pad` tiles; an optional second output marks padded elements.
+// ragged and is then padded with `pad` tiles; an optional second output marks padded elements. With `outer`
+// (the scripts' add_outer_dim, rank-0 inputs only) it also adds an outermost dimension of size 1 (0 for an
+// empty stream).
 #include <fmt/format.h>
 
 #include "step_ops/ops/OpKinds.h"
@@ -18,7 +20,9 @@ class Reshape : public Operator {
         rank_ = static_cast<int>(intArg("rank"));
         pad_ = boolArg("pad", false);
         padStream_ = boolArg("pad_stream", false);
+        outer_ = boolArg("outer", false);
         const Shape& in = in_[0].shape;
+        if (outer_ && in.rank() != 0) fail("argument 'outer' needs a rank-0 input; found " + in.str());
         if (chunk_ < 1) fail("argument 'chunk': " + expectedFound(">= 1", std::to_string(chunk_)));
         if (rank_ < 0 || rank_ > in.rank())
             fail("argument 'rank': " + expectedFound(fmt::format("0..{}", in.rank()), std::to_string(rank_)));
@@ -33,6 +37,9 @@ class Reshape : public Operator {
         if (pad_ && !in_[0].dtype.isTile()) fail("'pad' needs a tile stream");
         Expr n = Expr::ceilDiv(d.size, Expr(chunk_));
         std::vector<Dim> dims;
+        if (outer_)
+            dims.push_back(d.isStatic() ? Dim(*d.size.constValue() > 0 ? 1 : 0)
+                                        : Dim::derived(Expr::step(d.size)));
         for (int r = in.rank(); r > rank_; --r)
             dims.push_back(in.atRank(r));
         dims.push_back(d.kind == DimKind::Ragged ? Dim(n, DimKind::Ragged) : Dim::derived(n));
@@ -66,6 +73,18 @@ class Reshape : public Operator {
         Tile padTile;
         for (;;) {
             Token t = io.peek(0);
+            if (outer_ && t.isData() && count + 1 == chunk_) {
+                // The chunk closes the new outer dimension if nothing follows: the published operator looks
+                // at the next element (its clock moving to that element's arrival) or at the stream's end
+                // (its clock staying) before it emits this one.
+                bool last = io.peek(0, 1).isDone();
+                io.pop(0);
+                if (!last) io.peek(0);
+                emit(std::move(t), false);
+                count = 0;
+                emit(Token::stop(last ? 2 : 1), false);
+                continue;
+            }
             io.pop(0); // shape operators take no time: dequeuing before or after emitting is the same
             if (rank_ > 0) {
                 if (t.isStop() && t.level == rank_)
@@ -92,7 +111,7 @@ class Reshape : public Operator {
                 for (; count < chunk_; ++count)
                     emit(Token::data(padTile), true);
                 count = 0;
-                emit(Token::stop(t.isStop() ? t.level + 1 : 1), false);
+                emit(Token::stop(t.isStop() ? t.level + 1 : outer_ ? 2 : 1), false);
             } else if (t.isStop()) {
                 emit(Token::stop(t.level + 1), false);
             }
@@ -111,13 +130,13 @@ class Reshape : public Operator {
     }
     std::int64_t chunk_ = 1;
     int rank_ = 0;
-    bool pad_ = false, padStream_ = false;
+    bool pad_ = false, padStream_ = false, outer_ = false;
 };
 
 } // namespace
 
 OperatorKind kindReshape() {
-    return makeKind<Reshape>("Reshape", {"chunk", "rank", "pad", "pad_stream", "write_back_mu"});
+    return makeKind<Reshape>("Reshape", {"chunk", "rank", "pad", "pad_stream", "outer", "write_back_mu"});
 }
 
 } // namespace steprdu::step::ops

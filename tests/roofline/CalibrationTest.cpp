@@ -1,7 +1,8 @@
 // Golden test: the roofline backend against the published STeP simulator's own results
 // (../shared/reference), through the same code as `steprdu experiment calibration`. Bars, from the issue:
 // Mixtral points 3% (the published simulator itself varies by 0.3% between runs and its camera-ready
-// numbers by up to 2% from these CSVs), each attention point 5%, the Fig 21 b64 geometric means 3%.
+// numbers by up to 2% from these CSVs), each attention point 5%, the Fig 21 b64 geometric means 3%, and the
+// cases beyond the calibration set (Qwen b64, the Fig 12 sweeps) 5%.
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -27,6 +28,9 @@ TEST(RooflineCalibration, PublishedReferencePointsWithinTheirBars) {
     EXPECT_EQ(perGroup["moe_mixtral_b64"], 3);
     EXPECT_EQ(perGroup["attention_b64"], 27);
     EXPECT_EQ(perGroup["fig21_b64_geomean"], 6);
+    EXPECT_EQ(perGroup["moe_qwen_b64"], 3);
+    EXPECT_EQ(perGroup["fig12_static"], 6);
+    EXPECT_EQ(perGroup["fig12_dynamic"], 6);
 }
 
 TEST(RooflineCalibration, AFolderWithoutReferencesIsAClearError) {

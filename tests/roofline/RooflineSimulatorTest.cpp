@@ -146,6 +146,21 @@ TEST(RooflineTiming, PartitionForwardsTilesAsOnChipData) {
     EXPECT_EQ(busy.at("exp"), 1);
 }
 
+TEST(RooflineTiming, ReshapeAddOuterEmitsAChunkWhenTheNextElementArrives) {
+    // The published Reshape(add_outer_dim) looks at what follows a chunk before emitting it. Three elements
+    // through a 4-cycle Exp arrive at 6, 10 and 14 (Exp's end, pushed at 13, is visible at 14). Chunks of 1
+    // then leave at 10, 14 and 14 (the last when the stream ends, without waiting past its arrival); one
+    // more hop through Flatten makes them visible to a second 4-cycle Exp at 12, 16 and 16. It finishes at
+    // 16, 20 and 24, and the sink sees 25. Without the look-ahead they would be visible at 8, 12 and 16 and
+    // the sink would see 21.
+    GraphBuilder b;
+    Stream first = b.map({tiles(b, 3, "src")}, Function(Function::Kind::Exp), {1, false}, "exp1");
+    Stream chunks = b.flatten(b.reshapeAddOuter(first, 1, false, "reshape"), 0, 1);
+    b.sink(b.map({chunks}, Function(Function::Kind::Exp), {1, false}, "exp2"), "out");
+    Graph g = b.finish();
+    EXPECT_EQ(RooflineSimulator(RooflineOptions{}).run(g).cycles, 25);
+}
+
 TEST(RooflineTiming, LongRunsReportProgress) {
     // With a 0 s period the engine reports every 4096 events: 20,000 elements through Exp are about 80,000
     // events, so about 20 reports, each at a cycle no later than the next and than the end.

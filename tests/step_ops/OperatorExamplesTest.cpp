@@ -130,6 +130,33 @@ TEST(StepShape, PromoteAddsOuterDimThatIsZeroForEmptyStreams) {
     EXPECT_EQ(streamString(r.sinks.at("out2")), "D");
 }
 
+TEST(StepShape, ReshapeAddOuterChunksAndClosesTheNewOuterDimension) {
+    GraphBuilder b;
+    Stream ragged =
+        b.reshapeAddOuter(tileSource(b, "1, 2, 3", Shape({Dim::dynamic("N")})), 2, true, "ragged");
+    EXPECT_EQ(ragged.shape().numDims(), 3);
+    EXPECT_EQ(ragged.shape().dims()[0].size.eval({{"N", 0}}), 0);
+    EXPECT_EQ(ragged.shape().dims()[0].size.eval({{"N", 3}}), 1);
+    Stream exact = b.reshapeAddOuter(tileSource(b, "1, 2, 3, 4", Shape({Dim(4)}), "s4"), 2, false, "exact");
+    Stream empty = b.reshapeAddOuter(tileSource(b, "", Shape({Dim::dynamic("M")}), "s0"), 1, false, "empty");
+    b.sink(ragged, "out");
+    b.sink(exact, "out2");
+    b.sink(empty, "out3");
+    Graph g = b.finish();
+    Interpreter interp;
+    auto r = interp.run(g);
+    // The last chunk (padded or not) carries the stop of the new outer dimension.
+    EXPECT_EQ(streamString(r.sinks.at("out")), "1, 2, S1, 3, 0, S2, D");
+    EXPECT_EQ(streamString(r.sinks.at("out2")), "1, 2, S1, 3, 4, S2, D");
+    EXPECT_EQ(streamString(r.sinks.at("out3")), "D");
+}
+
+TEST(StepShape, ReshapeAddOuterNeedsARankZeroInput) {
+    GraphBuilder b;
+    Stream s = tileSource(b, "1, S1", Shape({Dim(1), Dim(1)}));
+    EXPECT_THROW(b.reshapeAddOuter(s, 1, false, "bad"), BadInput);
+}
+
 TEST(StepShape, RepeatStaticAndZip) {
     GraphBuilder b;
     Stream s = tileSource(b, "1, 2, S1", Shape({Dim(1), Dim(2)}));
