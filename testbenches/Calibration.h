@@ -1,8 +1,8 @@
 #pragma once
 // The calibration set of ../shared/reference (docs/roofline.md): the published STeP simulator's own cycle
 // counts, rerun here on the roofline backend and the step_eval preset, plus published counts beyond that set
-// (Qwen b64, Fig 12). Shared by `steprdu experiment calibration` and the golden test, so both judge exactly
-// the same numbers.
+// (Qwen b64, MoE b1024, Fig 12, attention b16/b80). Shared by `steprdu experiment calibration` and the golden
+// test, so both judge exactly the same numbers.
 #include <cmath>
 #include <functional>
 #include <string>

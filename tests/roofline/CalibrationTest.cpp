@@ -2,7 +2,8 @@
 // (../shared/reference), through the same code as `steprdu experiment calibration`. Bars, from the issue:
 // Mixtral points 3% (the published simulator itself varies by 0.3% between runs and its camera-ready
 // numbers by up to 2% from these CSVs), each attention point 5%, the Fig 21 b64 geometric means 3%, and the
-// cases beyond the calibration set (Qwen b64, the Fig 12 sweeps) 5%.
+// published runs beyond the calibration set (Qwen b64, b1024 MoE, the Fig 12 sweeps, attention at batch 16
+// and 80) 5%, the issue's bar for cases beyond calibration.
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -31,6 +32,10 @@ TEST(RooflineCalibration, PublishedReferencePointsWithinTheirBars) {
     EXPECT_EQ(perGroup["moe_qwen_b64"], 3);
     EXPECT_EQ(perGroup["fig12_static"], 6);
     EXPECT_EQ(perGroup["fig12_dynamic"], 6);
+    EXPECT_EQ(perGroup["moe_mixtral_b1024"], 3);
+    EXPECT_EQ(perGroup["moe_qwen_b1024"], 3);
+    EXPECT_EQ(perGroup["attention_b16"], 45);
+    EXPECT_EQ(perGroup["attention_b80"], 27);
 }
 
 TEST(RooflineCalibration, AFolderWithoutReferencesIsAClearError) {
