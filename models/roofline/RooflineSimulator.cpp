@@ -31,15 +31,15 @@ class Engine;
 
 // A stream between two operators with DAM's semantics: an element pushed at the sender's time t becomes
 // visible at t+1; a bounded stream holds `capacity` data elements, and a slot frees one cycle after the
-// receiver dequeues (with damCredits: one cycle after the element became visible, unless the receiver was
-// stuck on an output in between). Stop tokens and Done ride with the data (the published simulator attaches
+// receiver dequeues (with damCredits: one cycle after the element became visible, unless the receiver had to
+// wait in between). Stop tokens and Done ride with the data (the published simulator attaches
 // stop levels to the last element), so they take no slot.
 struct Channel {
     struct Entry {
         std::int64_t visible;
         Token token;
         bool peeked = false;
-        std::uint64_t outputStallsAtPeek = 0; // the receiver's count when it first looked at this element
+        std::uint64_t waitsAtPeek = 0; // the receiver's wait count when it first looked at this element
     };
     std::deque<Entry> q;
     std::deque<std::int64_t> credits; // when the slots of dequeued elements free up, in order
@@ -56,8 +56,8 @@ struct Task {
     std::vector<Channel*> in, out;
     ctx::fiber fiber, scheduler;
     std::int64_t now = 0, busy = 0, elements = 0;
-    std::uint64_t seq = 0;          // invalidates stale queue entries
-    std::uint64_t outputStalls = 0; // times it waited for a slot in one of its outputs
+    std::uint64_t seq = 0;   // invalidates stale queue entries
+    std::uint64_t waits = 0; // times it waited for an input, an output slot or the memory
     std::int64_t queuedAt = kNever;
     bool finished = false;
     std::exception_ptr error;
@@ -170,7 +170,7 @@ void Engine::awaitSlot(Task& t, Channel& c) {
             c.consumerWaiting = false;
             wake(*c.consumer, t.now);
         }
-        ++t.outputStalls;
+        ++t.waits;
         block(t, "a free slot in " + c.name);
     }
 }
@@ -197,6 +197,7 @@ const Token& Engine::peek(Task& t, Channel& c, int ahead) {
     while (static_cast<int>(c.q.size()) <= ahead) {
         if (ahead > 0 && static_cast<int>(c.q.size()) == ahead && c.producerWaiting) return kPendingData;
         c.consumerWaiting = true;
+        ++t.waits;
         block(t, "input " + c.name);
     }
     if (ahead == 0) {
@@ -204,7 +205,7 @@ const Token& Engine::peek(Task& t, Channel& c, int ahead) {
         t.now = std::max(t.now, head.visible);
         if (!head.peeked) {
             head.peeked = true;
-            head.outputStallsAtPeek = t.outputStalls;
+            head.waitsAtPeek = t.waits;
         }
     }
     return c.q[ahead].token;
@@ -213,14 +214,15 @@ const Token& Engine::peek(Task& t, Channel& c, int ahead) {
 Token Engine::pop(Task& t, Channel& c) {
     peek(t, c, 0);
     const std::int64_t visible = c.q.front().visible;
-    const bool stalledSincePeek = c.q.front().outputStallsAtPeek != t.outputStalls;
+    const bool waitedSincePeek = c.q.front().waitsAtPeek != t.waits;
     Token tok = std::move(c.q.front().token);
     c.q.pop_front();
     if (tok.isData() && c.capacity > 0) {
         --c.dataQueued;
-        // DAM stamps the response with the element's time; its sender only learns the receiver's clock when
-        // it finds the receiver stuck (on an output) before the dequeue.
-        std::int64_t credit = o_.damCredits && !stalledSincePeek ? visible + 1 : t.now + 1;
+        // DAM stamps the response with the element's time. But a sender out of credits follows the
+        // receiver's clock while the receiver is blocked (on an input, an output or the memory), so after
+        // such a wait the slot frees only with the dequeue.
+        std::int64_t credit = o_.damCredits && !waitedSincePeek ? visible + 1 : t.now + 1;
         c.credits.insert(std::upper_bound(c.credits.begin(), c.credits.end(), credit), credit);
         if (c.producerWaiting) {
             c.producerWaiting = false;
@@ -253,6 +255,7 @@ int Engine::firstAvailable(Task& t, const std::vector<int>& ins) {
         }
         for (int i : ins)
             t.in[i]->consumerWaiting = true;
+        ++t.waits;
         block(t, "the first of several inputs");
         for (int i : ins)
             t.in[i]->consumerWaiting = false;
@@ -307,6 +310,7 @@ void Engine::offChip(Task& t, const step::OffChipAccess& a) {
         wake(t, d);
     });
     scheduleHbm();
+    if (!done) ++t.waits;
     while (!done)
         block(t, "off-chip tile");
     t.now = std::max(t.now, at);

@@ -31,7 +31,7 @@ class RandomOffChipLoad : public Operator {
 
     void run(OpIO& io) const override {
         for (;;) {
-            Token a = io.peek(0);
+            Token a = io.pop(0);
             if (a.isData()) {
                 std::int64_t tile = base_ + static_cast<std::int64_t>(a.value.scalar());
                 io.offChip({tensor_, tile, tr_, tc_, static_cast<int>(elemBytes_), parDispatch_, false});
@@ -39,7 +39,6 @@ class RandomOffChipLoad : public Operator {
             } else {
                 io.push(0, a);
             }
-            io.pop(0);
             if (a.isDone()) return;
         }
     }

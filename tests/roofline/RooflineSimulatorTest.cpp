@@ -68,6 +68,49 @@ TEST(RooflineTiming, DamCreditsLetTheProducerRefillWhileTheConsumerComputes) {
     EXPECT_EQ(repeatIntoExpCycles(true), 35);
 }
 
+TEST(RooflineTiming, DamCreditsWaitForAReceiverThatBlocks) {
+    // RepeatStatic(2) and a two-tile off-chip load meet in an Add (depth-1 streams). Each 64-byte tile is one
+    // request: tile 0 is served at 2 and delivered at 2 + 2 + 14 + 1 = 19 (visible 20), tile 1 issued at 19
+    // is delivered at 38 (visible 39). Add holds copy 0 (visible at 2) while it waits for tile 0, so copy 0's
+    // slot frees only with the dequeue: Add computes 20 -> 21, the slot frees at 22, and RepeatStatic sends
+    // copy 1 at 22 and ends at 23 (at 4 if the slot freed one cycle after copy 0 became visible). Add takes
+    // tile 1 at 39 and the sink sees its result at 41.
+    GraphBuilder b;
+    b.tensor("B", 2, 16);
+    Stream copies = b.repeatStatic(tiles(b, 1, "src"), 2, "repeat");
+    Stream loaded = b.linearOffChipLoad("B", 1, 16, {1}, {2}, std::nullopt, 4, 1, "load");
+    b.sink(b.map({copies, loaded}, Function(Function::Kind::Add), {1 << 20, false}, "add"), "out");
+    Graph g = b.finish();
+    RooflineOptions o;
+    o.channelDepth = 1;
+    o.damCredits = true;
+    auto r = RooflineSimulator(o).run(g);
+    EXPECT_EQ(r.cycles, 41);
+    for (auto& op : r.operators)
+        if (op.name == "repeat") {
+            EXPECT_EQ(op.finish, 23);
+        }
+}
+
+TEST(RooflineTiming, RandomOffChipLoadDequeuesItsAddressBeforeLoading) {
+    // As the published operator, the load takes each address off its depth-1 stream before it issues the
+    // tile's requests, so the address generator refills while the tile loads: it sends address 0 at 0 and
+    // address 1 at 2 (slot of address 0, visible at 1, free at 2), and ends at 2. Dequeuing after the load
+    // would hold the slot until the first tile's delivery at 19, and the generator would end at 21.
+    GraphBuilder b;
+    b.tensor("B", 2, 16);
+    Stream addr = b.metadataGen({0, 1}, Shape({Dim(2)}), "addr");
+    b.sink(b.randomOffChipLoad(addr, "B", 1, 16, 4, 0, "load"), "out");
+    Graph g = b.finish();
+    RooflineOptions o;
+    o.channelDepth = 1;
+    o.damCredits = true;
+    for (auto& op : RooflineSimulator(o).run(g).operators)
+        if (op.name == "addr") {
+            EXPECT_EQ(op.finish, 2);
+        }
+}
+
 TEST(RooflineTiming, BroadcastDefaultDepthIgnoresPerProducerDepths) {
     // 8 elements fan out to a sink and to a 4-cycle Exp, through the inserted Broadcast "src.bcast" with a
     // per-producer depth of 8. Honoured, the Broadcast forwards every element as fast as the depth-1 source
