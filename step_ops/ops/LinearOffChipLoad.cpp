@@ -73,8 +73,8 @@ class LinearOffChipLoad : public Operator {
                 io.pop(0);
                 continue;
             }
+            io.pop(0); // as the published operator: the reference leaves its FIFO before the replay
             pattern();
-            io.pop(0); // the reference element leaves its FIFO once its read is replayed
             closeExpansion(io, 0, 0, levels, in_[0].shape.rank());
         }
         io.pop(0);

@@ -92,23 +92,28 @@ TEST(RooflineTiming, DamCreditsWaitForAReceiverThatBlocks) {
         }
 }
 
-TEST(RooflineTiming, RandomOffChipLoadDequeuesItsAddressBeforeLoading) {
-    // As the published operator, the load takes each address off its depth-1 stream before it issues the
-    // tile's requests, so the address generator refills while the tile loads: it sends address 0 at 0 and
-    // address 1 at 2 (slot of address 0, visible at 1, free at 2), and ends at 2. Dequeuing after the load
-    // would hold the slot until the first tile's delivery at 19, and the generator would end at 21.
-    GraphBuilder b;
-    b.tensor("B", 2, 16);
-    Stream addr = b.metadataGen({0, 1}, Shape({Dim(2)}), "addr");
-    b.sink(b.randomOffChipLoad(addr, "B", 1, 16, 4, 0, "load"), "out");
-    Graph g = b.finish();
-    RooflineOptions o;
-    o.channelDepth = 1;
-    o.damCredits = true;
-    for (auto& op : RooflineSimulator(o).run(g).operators)
-        if (op.name == "addr") {
-            EXPECT_EQ(op.finish, 2);
-        }
+TEST(RooflineTiming, OffChipLoadsDequeueTheirAddressOrReferenceBeforeLoading) {
+    // As the published operators, a load takes each address (RandomOffChipLoad) or reference element
+    // (LinearOffChipLoad with a reference) off its depth-1 stream before it issues the tile's requests, so
+    // the generator refills while the tile loads: it sends element 0 at 0 and element 1 at 2 (slot of
+    // element 0, visible at 1, free at 2), and ends at 2. Dequeuing after the load would hold the slot until
+    // the first tile's delivery at 19, and the generator would end at 21.
+    for (bool random : {true, false}) {
+        GraphBuilder b;
+        b.tensor("B", 2, 16);
+        Stream gen = b.metadataGen({0, 1}, Shape({Dim(2)}), "gen");
+        b.sink(random ? b.randomOffChipLoad(gen, "B", 1, 16, 4, 0, "load")
+                      : b.linearOffChipLoad("B", 1, 16, {1}, {1}, gen, 4, 1, "load"),
+               "out");
+        Graph g = b.finish();
+        RooflineOptions o;
+        o.channelDepth = 1;
+        o.damCredits = true;
+        for (auto& op : RooflineSimulator(o).run(g).operators)
+            if (op.name == "gen") {
+                EXPECT_EQ(op.finish, 2) << (random ? "RandomOffChipLoad" : "LinearOffChipLoad");
+            }
+    }
 }
 
 TEST(RooflineTiming, BroadcastDefaultDepthIgnoresPerProducerDepths) {
