@@ -85,18 +85,32 @@ std::vector<Job> publishedBeyondReference(const std::string& shared) {
         knobs.insert(knobs.begin(), {"model=" + model, "trace=" + path});
         jobs.push_back({group, "moe", label, knobs, cycles, 0.05});
     };
-    for (auto [tn, cycles] : {std::pair{"16", 712164.0}, {"64", 577007.0}, {"dynamic", 580999.0}})
-        moe("moe_qwen_b64", "qwen", "qwen_b64/032_012", std::string("tile_n=") + tn,
-            {std::string("tile_n=") + tn}, cycles);
-    for (auto [tn, cycles] : {std::pair{"256", 14870882.0}, {"1024", 29803436.0}, {"dynamic", 7942058.0}})
-        moe("moe_mixtral_b1024", "mixtral", "mixtral_b1024/019_009", std::string("tile_n=") + tn,
-            {std::string("tile_n=") + tn}, cycles);
-    for (auto [tn, cycles] : {std::pair{"256", 1335125.0}, {"1024", 1154880.0}, {"dynamic", 1051196.0}})
-        moe("moe_qwen_b1024", "qwen", "qwen_b1024/022_016", std::string("tile_n=") + tn,
-            {std::string("tile_n=") + tn}, cycles);
+    struct MoeRuns {
+        const char *group, *model, *trace;
+        std::pair<const char*, double> points[3]; // tile_n and published cycles
+    };
+    const MoeRuns moeRuns[] = {
+        {"moe_qwen_b64", "qwen", "qwen_b64/032_012", {{"16", 712164}, {"64", 577007}, {"dynamic", 580999}}},
+        {"moe_mixtral_b1024",
+         "mixtral",
+         "mixtral_b1024/019_009",
+         {{"256", 14870882}, {"1024", 29803436}, {"dynamic", 7942058}}},
+        {"moe_qwen_b1024",
+         "qwen",
+         "qwen_b1024/022_016",
+         {{"256", 1335125}, {"1024", 1154880}, {"dynamic", 1051196}}}};
+    for (const auto& m : moeRuns)
+        for (auto [tn, cycles] : m.points)
+            moe(m.group, m.model, m.trace, std::string("tile_n=") + tn, {std::string("tile_n=") + tn},
+                cycles);
     const std::pair<int, double> fig12[2][6] = {
         {{128, 789895}, {64, 715519}, {32, 796725}, {16, 839090}, {8, 1004877}, {4, 1888072}},
-        {{128, 713539}, {64, 704732}, {32, 754098}, {16, 769760}, {8, 796622}, {4, 1280865}}};
+        {{128, kPublishedFig12DynamicR128},
+         {64, 704732},
+         {32, kPublishedFig12DynamicR32},
+         {16, 769760},
+         {8, 796622},
+         {4, 1280865}}};
     for (int dyn = 0; dyn < 2; ++dyn)
         for (auto [regions, cycles] : fig12[dyn])
             moe(dyn ? "fig12_dynamic" : "fig12_static", "qwen", "qwen_b64/032_012",
@@ -127,7 +141,8 @@ std::vector<Job> publishedBeyondReference(const std::string& shared) {
     for (const auto& a : attention) {
         std::string trace = kvTrace(shared, a.batch, a.start, a.end);
         if (trace.empty()) continue;
-        std::string stdev = fs::path(trace).filename().string().substr(10, 4);
+        // The file is conv_stdevSSSS_<start>_<end>.csv.
+        std::string stdev = fs::path(trace).filename().string().substr(std::string("conv_stdev").size(), 4);
         for (int s = 0; s < 3; ++s)
             jobs.push_back({fmt::format("attention_b{}", a.batch),
                             "attention",
