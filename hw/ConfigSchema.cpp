@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include "util/Strings.h"
@@ -51,7 +52,8 @@ template <class T> ConfigKey top(std::string path, T HwConfig::*field, Range r, 
             r.max,
             std::move(doc),
             [field](const HwConfig& c) { return toValue(c.*field); },
-            [field](HwConfig& c, const KeyValue& v) { c.*field = fromValue<T>(v); }};
+            [field](HwConfig& c, const KeyValue& v) { c.*field = fromValue<T>(v); },
+            {}};
 }
 
 template <class S, class T>
@@ -62,7 +64,13 @@ ConfigKey key(std::string path, S HwConfig::*section, T S::*field, Range r, std:
             r.max,
             std::move(doc),
             [section, field](const HwConfig& c) { return toValue(c.*section.*field); },
-            [section, field](HwConfig& c, const KeyValue& v) { c.*section.*field = fromValue<T>(v); }};
+            [section, field](HwConfig& c, const KeyValue& v) { c.*section.*field = fromValue<T>(v); },
+            {}};
+}
+
+ConfigKey oneOf(ConfigKey k, std::vector<std::string> choices) {
+    k.choices = std::move(choices);
+    return k;
 }
 
 using C = HwConfig;
@@ -75,15 +83,23 @@ std::vector<ConfigKey> buildSchema() {
         top("name", &C::name, kAny, "preset or file name; defaults to the name of the source that is loaded"),
         top("description", &C::description, kAny, "one-line description shown by `steprdu list`"),
         top("clock_ghz", &C::clock_ghz, {0.01, 100}, "core clock, GHz (converts cycles to seconds)"),
-        key("pmu.bandwidth_bytes_per_cycle", &C::pmu, &PmuConfig::bandwidth_bytes_per_cycle, {1, kMega}, "PMU bandwidth per direction (STeP PMU_BW), B/cycle"),
+        key("pmu.bandwidth_bytes_per_cycle", &C::pmu, &PmuConfig::bandwidth_bytes_per_cycle, {1, kMega}, "PMU bandwidth per direction (STeP PMU_BW; on the chip the read and the write port width), B/cycle"),
         key("pmu.capacity_bytes", &C::pmu, &PmuConfig::capacity_bytes, {1, 1073741824}, "SRAM capacity per PMU, B"),
-        key("pmu.banks", &C::pmu, &PmuConfig::banks, {1, 1024}, "SRAM banks per PMU"),
+        key("pmu.banks", &C::pmu, &PmuConfig::banks, {1, 1024}, "SRAM banks per PMU (words interleave across banks)"),
+        key("pmu.bank_word_bytes", &C::pmu, &PmuConfig::bank_word_bytes, {1, 4096}, "bytes one bank reads or writes per cycle, B"),
         key("pmu.read_latency_cycles", &C::pmu, &PmuConfig::read_latency_cycles, {0, 1024}, "SRAM read latency, cycles"),
-        key("pmu.input_fifo_depth", &C::pmu, &PmuConfig::input_fifo_depth, {1, 65536}, "PMU input FIFO depth, vectors"),
-        key("pcu.flops_per_cycle", &C::pcu, &PcuConfig::flops_per_cycle, {1, kMega}, "peak compute per PCU, FLOP/cycle"),
-        key("pcu.simd_lanes", &C::pcu, &PcuConfig::simd_lanes, {1, 1024}, "SIMD lanes per PCU, 32-bit lanes"),
+        key("pmu.input_fifo_depth", &C::pmu, &PmuConfig::input_fifo_depth, {1, 65536}, "PMU input FIFO depth, flits"),
+        key("pcu.rows", &C::pcu, &PcuConfig::rows, {1, 1024}, "systolic array rows (output tile rows); peak = 2 x rows x cols FLOP/cycle"),
+        key("pcu.cols", &C::pcu, &PcuConfig::cols, {1, 1024}, "systolic array columns (output tile columns)"),
+        key("pcu.simd_lanes", &C::pcu, &PcuConfig::simd_lanes, {1, 1024}, "SIMD lanes per PCU, 32-bit elements per cycle"),
+        key("pcu.simd_stages", &C::pcu, &PcuConfig::simd_stages, {1, 64}, "SIMD pipeline stages: operations per element in one pass"),
         key("pcu.pipeline_latency_cycles", &C::pcu, &PcuConfig::pipeline_latency_cycles, {0, 1024}, "SIMD pipeline latency, cycles"),
-        key("pcu.input_fifo_depth", &C::pcu, &PcuConfig::input_fifo_depth, {1, 65536}, "PCU input FIFO depth, vectors"),
+        key("pcu.input_fifo_depth", &C::pcu, &PcuConfig::input_fifo_depth, {1, 65536}, "PCU input FIFO depth, flits"),
+        key("agcu.burst_bytes", &C::agcu, &AgcuConfig::burst_bytes, {1, 4096}, "bytes per off-chip burst (coalescing granule), B"),
+        key("agcu.max_outstanding", &C::agcu, &AgcuConfig::max_outstanding, {1, 1048576}, "bursts in flight per AGCU (request window)"),
+        key("agcu.bursts_per_cycle", &C::agcu, &AgcuConfig::bursts_per_cycle, {1, 1024}, "bursts an AGCU issues per cycle at most (an operator's par_dispatch may be lower)"),
+        key("agcu.tln_latency_cycles", &C::agcu, &AgcuConfig::tln_latency_cycles, {0, kBig}, "AGCU to memory controller latency, each way, cycles"),
+        key("agcu.tiles_in_flight", &C::agcu, &AgcuConfig::tiles_in_flight, {1, 1024}, "tiles one off-chip operator may have in flight (2 = double buffering)"),
         key("hbm.request_bytes", &C::hbm, &HbmConfig::request_bytes, {1, 4096}, "bytes per HBM request (STeP addr_offset), B"),
         key("hbm.channels", &C::hbm, &HbmConfig::channels, {1, 4096}, "independent HBM channels (STeP channel_num)"),
         key("hbm.latency_cycles", &C::hbm, &HbmConfig::latency_cycles, {0, kBig}, "response latency after a channel accepts a request (STeP per_channel_latency), cycles"),
@@ -93,14 +109,22 @@ std::vector<ConfigKey> buildSchema() {
         key("ddr.channels", &C::ddr, &DdrConfig::channels, {1, 64}, "DDR channels"),
         key("ddr.bandwidth_bytes_per_cycle", &C::ddr, &DdrConfig::bandwidth_bytes_per_cycle, {1, kMega}, "total DDR bandwidth, B/cycle"),
         key("ddr.latency_cycles", &C::ddr, &DdrConfig::latency_cycles, {0, kBig}, "idle DDR latency, cycles"),
-        key("rdn.flit_bytes", &C::rdn, &RdnConfig::flit_bytes, {1, 4096}, "vector flit and link width, B"),
-        key("rdn.hop_latency_cycles", &C::rdn, &RdnConfig::hop_latency_cycles, {0, 1024}, "latency per hop (switch plus link), cycles"),
+        oneOf(key("rdn.topology", &C::rdn, &RdnConfig::topology, kAny, "mesh (switches with credit flow control) or ideal (a dedicated link per stream, STeP section 4.5)"), {"mesh", "ideal"}),
+        key("rdn.flit_bytes", &C::rdn, &RdnConfig::flit_bytes, {1, 65536}, "vector flit and link width, B"),
+        key("rdn.switch_latency_cycles", &C::rdn, &RdnConfig::switch_latency_cycles, {0, 1024}, "switch pipeline (route, arbitrate, traverse), cycles"),
+        key("rdn.link_latency_cycles", &C::rdn, &RdnConfig::link_latency_cycles, {1, 1024}, "link between switches, cycles"),
+        key("rdn.credit_latency_cycles", &C::rdn, &RdnConfig::credit_latency_cycles, {0, 1024}, "credit return over one link, cycles"),
         key("rdn.vcs", &C::rdn, &RdnConfig::vcs, {1, 16}, "virtual channels (route classes) per link"),
-        key("rdn.vc_buffer_flits", &C::rdn, &RdnConfig::vc_buffer_flits, {1, 1024}, "buffer per virtual channel, flits"),
-        key("chip.tiles", &C::chip, &ChipConfig::tiles, {1, 64}, "tiles per socket"),
+        key("rdn.vc_buffer_flits", &C::rdn, &RdnConfig::vc_buffer_flits, {1, 1024}, "input buffer per virtual channel, flits"),
+        key("rdn.control_hop_cycles", &C::rdn, &RdnConfig::control_hop_cycles, {1, 1024}, "control fabric (stop tokens, end-to-end credits) per hop, cycles"),
+        key("rdn.local_hop_cycles", &C::rdn, &RdnConfig::local_hop_cycles, {1, 1024}, "a stream between two operators on one unit, cycles"),
+        key("chip.dies", &C::chip, &ChipConfig::dies, {1, 16}, "dies per socket, side by side"),
+        key("chip.die_tile_rows", &C::chip, &ChipConfig::die_tile_rows, {1, 64}, "tile rows per die"),
+        key("chip.die_tile_cols", &C::chip, &ChipConfig::die_tile_cols, {1, 64}, "tile columns per die"),
         key("chip.rows", &C::chip, &ChipConfig::rows, {1, 1024}, "unit rows per tile"),
         key("chip.cols", &C::chip, &ChipConfig::cols, {1, 1024}, "unit columns per tile (PCUs and PMUs in a checkerboard)"),
         key("chip.agcus_per_tile", &C::chip, &ChipConfig::agcus_per_tile, {1, 64}, "address generation and coalescing units (off-chip ports) per tile"),
+        key("chip.d2d_latency_cycles", &C::chip, &ChipConfig::d2d_latency_cycles, {0, 1024}, "extra latency of a link that crosses between dies, cycles"),
         key("roofline.step_compat", &C::roofline, &RooflineConfig::step_compat, kAny, "reproduce the published STeP simulator's quirks: HBM start-up on every request, triangular channel offset, DAM credit stamps, default-depth Broadcasts, Reassemble timed by arrival (docs/roofline.md)"),
         key("roofline.channel_depth", &C::roofline, &RooflineConfig::channel_depth, {0, kMega}, "depth of every stream FIFO, elements; 0 = the testbench's own default"),
     };
@@ -145,7 +169,7 @@ std::string ConfigKey::expected() const {
     case KeyType::Bool:
         return "boolean (true or false)";
     case KeyType::String:
-        return "string";
+        return choices.empty() ? "string" : fmt::format("one of {}", fmt::join(choices, ", "));
     }
     return "";
 }
@@ -169,6 +193,8 @@ std::optional<KeyValue> ConfigKey::parse(const std::string& text) const {
         if (text == "false" || text == "False" || text == "FALSE") return false;
         return std::nullopt;
     case KeyType::String:
+        if (!choices.empty() && std::find(choices.begin(), choices.end(), text) == choices.end())
+            return std::nullopt;
         return text;
     }
     return std::nullopt;
@@ -218,7 +244,9 @@ std::string schemaMarkdown() {
     for (const auto& k : configSchema()) {
         bool ranged = k.type == KeyType::Int || k.type == KeyType::Double;
         std::string range =
-            ranged ? fmt::format("[{}, {}]", formatBound(k.type, k.min), formatBound(k.type, k.max)) : "";
+            ranged ? fmt::format("[{}, {}]", formatBound(k.type, k.min), formatBound(k.type, k.max))
+            : k.choices.empty() ? ""
+                                : fmt::format("{}", fmt::join(k.choices, ", "));
         out += fmt::format("| `{}` | {} | `{}` | {} | {} |\n", k.path, typeName(k.type),
                            k.format(k.get(defaults)), range, k.doc);
     }

@@ -14,8 +14,6 @@ namespace steprdu::hw {
 
 enum class KeyType { Int, Double, Bool, String };
 
-using KeyValue = std::variant<std::int64_t, double, bool, std::string>;
-
 struct ConfigKey {
     std::string path; // dotted, e.g. "hbm.channels"; top-level keys have no dot
     KeyType type;
@@ -24,6 +22,7 @@ struct ConfigKey {
     std::string doc; // one line, with the unit
     std::function<KeyValue(const HwConfig&)> get;
     std::function<void(HwConfig&, const KeyValue&)> set;
+    std::vector<std::string> choices; // the values a string key accepts; empty = any
 
     // "hbm" for "hbm.channels", "" for a top-level key.
     std::string section() const;

@@ -4,26 +4,44 @@
 // Defaults: the published STeP simulator's evaluation setup (PMU and HBM) and the SN40L-like values of
 // hardware-and-pnr.md section 7 for everything STeP does not model.
 #include <cstdint>
+#include <map>
 #include <string>
+#include <variant>
 
 namespace steprdu::hw {
 
 // Pattern memory unit: on-chip SRAM scratchpad.
 struct PmuConfig {
-    // STeP's PMU_BW: charged separately to the reads and to the writes of one element.
+    // STeP's PMU_BW: charged separately to the reads and to the writes of one element. On the chip it is
+    // the read port width and the write port width (all ports of one direction together).
     int bandwidth_bytes_per_cycle = 64;
     std::int64_t capacity_bytes = 524288;
     int banks = 16;
+    int bank_word_bytes = 16;
     int read_latency_cycles = 4;
     int input_fifo_depth = 16;
 };
 
-// Pattern compute unit: systolic array plus SIMD pipeline.
+// Pattern compute unit: an output-stationary systolic array plus a SIMD pipeline.
 struct PcuConfig {
-    int flops_per_cycle = 512;
+    int rows = 16;
+    int cols = 16;
     int simd_lanes = 16;
+    int simd_stages = 6;
     int pipeline_latency_cycles = 10;
     int input_fifo_depth = 16;
+
+    // Two FLOPs per MAC, one MAC per array cell per cycle.
+    std::int64_t peakFlopsPerCycle() const { return 2LL * rows * cols; }
+};
+
+// Address generation and coalescing unit: the off-chip operators' port to memory.
+struct AgcuConfig {
+    int burst_bytes = 64;
+    int max_outstanding = 64;
+    int bursts_per_cycle = 4;
+    int tln_latency_cycles = 20;
+    int tiles_in_flight = 2;
 };
 
 // Off-chip HBM as the STeP simulator's HBMConfig(addr_offset, channel_num, per_channel_latency,
@@ -46,29 +64,44 @@ struct DdrConfig {
     int latency_cycles = 120;
 };
 
-// Reconfigurable dataflow network (vector fabric).
+// Reconfigurable dataflow network (vector fabric); stop tokens and credits use the control fabric.
 struct RdnConfig {
+    std::string topology = "mesh"; // mesh | ideal (a dedicated link per stream, STeP section 4.5)
     int flit_bytes = 64;
-    int hop_latency_cycles = 2;
+    int switch_latency_cycles = 1;
+    int link_latency_cycles = 1;
+    int credit_latency_cycles = 1;
     // Route classes (XY and YX) that keep static routing deadlock-free.
     int vcs = 2;
     int vc_buffer_flits = 4;
+    int control_hop_cycles = 1;
+    int local_hop_cycles = 1;
 };
 
+// The socket: dies side by side, each a grid of tiles, each tile a checkerboard of PCU and PMU sites.
 struct ChipConfig {
-    int tiles = 8;
+    int dies = 2;
+    int die_tile_rows = 2;
+    int die_tile_cols = 2;
     int rows = 13;
     int cols = 20;
     int agcus_per_tile = 4;
+    int d2d_latency_cycles = 8;
+
+    int gridRows() const { return die_tile_rows * rows; }
+    int gridCols() const { return dies * die_tile_cols * cols; }
+    int tiles() const { return dies * die_tile_rows * die_tile_cols; }
 };
 
 // Knobs of the roofline (STeP-equivalent) backend rather than of the hardware.
 struct RooflineConfig {
-    // Reproduce the published simulator's quirks (e.g. HBM start-up charged on every request).
+    // Reproduce the published simulator's quirks (e.g. HBM start-up on every request).
     bool step_compat = true;
     // Depth of every stream FIFO; 0 keeps the testbench's own default (as the paper's scripts chose it).
     int channel_depth = 0;
 };
+
+using KeyValue = std::variant<std::int64_t, double, bool, std::string>;
 
 struct HwConfig {
     std::string name = "default";
@@ -76,11 +109,17 @@ struct HwConfig {
     double clock_ghz = 1.2;
     PmuConfig pmu;
     PcuConfig pcu;
+    AgcuConfig agcu;
     HbmConfig hbm;
     DdrConfig ddr;
     RdnConfig rdn;
     ChipConfig chip;
     RooflineConfig roofline;
+    // Parameters of single units, by unit name and section key: {"pcu_r3c7": {"pcu.simd_lanes": 8}}.
+    std::map<std::string, std::map<std::string, KeyValue>> units;
+
+    // This configuration as the unit `unit` (e.g. "pcu_r3c7") sees it: its own overrides applied.
+    HwConfig forUnit(const std::string& unit) const;
 };
 
 // Key-by-key comparison over the schema, so a new key is compared without touching this code.

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -112,6 +113,39 @@ std::string unknownKey(const std::string& path, bool withBase) {
                        fmt::join(topLevelKeys(withBase), ", "));
 }
 
+// "pcu_r3c7" -> "pcu", "agcu5" -> "agcu"; the section whose keys a unit of that kind takes, or "" if the name
+// is not a unit name at all (then it is an ordinary unknown key).
+std::string unitSection(const std::string& unit, const std::string& where) {
+    static const std::regex site("^(pcu|pmu)_r[0-9]+c[0-9]+$"), agcu("^agcu[0-9]+$"),
+        anyUnit("^([a-z]+)(_r[0-9]+c[0-9]+|[0-9]+)$");
+    std::smatch m;
+    if (std::regex_match(unit, m, site)) return m[1];
+    if (std::regex_match(unit, agcu)) return "agcu";
+    if (std::regex_match(unit, m, anyUnit))
+        throw BadInput(fmt::format(
+            "{}: chip.{}: unknown unit kind '{}'; {}", where, unit, m[1].str(),
+            expectedFound("pcu_r<row>c<col>, pmu_r<row>c<col> or agcu<index>", "'" + unit + "'")));
+    return "";
+}
+
+// One parameter of one unit: `key` is a leaf of the unit's section (simd_lanes for a PCU).
+void setUnitKey(HwConfig& cfg, const std::string& unit, const std::string& section, const std::string& key,
+                const std::string& text, const std::string& where) {
+    const std::string path = "chip." + unit + "." + key;
+    const ConfigKey* k = findConfigKey(section + "." + key);
+    if (!k) {
+        auto near = suggest(key, sectionKeys(section));
+        throw BadInput(fmt::format("{}: {}: unknown {} parameter{}; valid keys: {}", where, path, section,
+                                   near ? "; did you mean '" + *near + "'?" : "",
+                                   fmt::join(sectionKeys(section), ", ")));
+    }
+    std::optional<KeyValue> v = k->parse(text);
+    if (!v)
+        throw BadInput(
+            fmt::format("{}: {}: {}", where, path, expectedFound(k->expected(), quoteScalar(text))));
+    cfg.units[unit][k->path] = *v;
+}
+
 Source presetSource(const std::string& name) {
     return {"configs/" + name + ".yaml", name, "preset:" + name, findPreset(name), std::nullopt};
 }
@@ -170,6 +204,17 @@ void applyMapping(const YAML::Node& map, const std::string& prefix, const Source
                 throw BadInput(fmt::format("{}: {}: {}", src.display, path,
                                            expectedFound(k->expected(), describe(value))));
             k->set(cfg, *v);
+        } else if (prefix == "chip" && !unitSection(name, src.display).empty()) {
+            if (!value.IsMap())
+                throw BadInput(fmt::format("{}: {}: {}", src.display, path,
+                                           expectedFound("a mapping of unit parameters", describe(value))));
+            for (const auto& p : value) {
+                if (!p.first.IsScalar() || !p.second.IsScalar())
+                    throw BadInput(fmt::format("{}: {}: {}", src.display, path,
+                                               expectedFound("key: value entries", describe(p.second))));
+                setUnitKey(cfg, name, unitSection(name, src.display), p.first.Scalar(), p.second.Scalar(),
+                           src.display);
+            }
         } else if (prefix.empty() && isSection(name)) {
             // An empty section ("hbm:" with every key commented out) is null, which is fine.
             if (!value.IsMap() && !value.IsNull())
@@ -241,6 +286,15 @@ void applyOverride(HwConfig& cfg, const std::string& assignment) {
         throw BadInput(fmt::format("--set {}: {}; valid keys of '{}': {}", path,
                                    expectedFound("a key", "the section '" + path + "'"), path,
                                    fmt::join(sectionKeys(path), ", ")));
+    if (!k && path.rfind("chip.", 0) == 0) {
+        // chip.<unit>.<key>: one unit's parameter
+        auto dot = path.find('.', 5);
+        if (dot != std::string::npos) {
+            std::string unit = path.substr(5, dot - 5);
+            std::string section = unitSection(unit, "--set");
+            if (!section.empty()) return setUnitKey(cfg, unit, section, path.substr(dot + 1), text, "--set");
+        }
+    }
     if (!k && path == "base")
         throw BadInput("--set base: inheritance is only for files; choose the base with --hw <preset|file>");
     if (!k) throw BadInput("--set " + unknownKey(path, false));
@@ -265,15 +319,27 @@ std::string presetDescription(const std::string& name) {
 
 std::string toYaml(const HwConfig& cfg) {
     std::string out = "# Resolved hardware configuration, every key (see docs/config.md).\n";
+    // Single units' parameters close the chip section, where they are read back.
+    auto units = [&] {
+        std::string u;
+        for (const auto& [unit, keys] : cfg.units) {
+            u += fmt::format("  {}:  # parameters of this unit alone\n", unit);
+            for (const auto& [p, v] : keys)
+                u += fmt::format("    {}: {}\n", findConfigKey(p)->leaf(), findConfigKey(p)->format(v));
+        }
+        return u;
+    };
     std::string section;
     for (const auto& k : configSchema()) {
         if (k.section() != section) {
+            if (section == "chip") out += units();
             section = k.section();
             if (!section.empty()) out += section + ":\n";
         }
         out += fmt::format("{}{}: {}  # {}\n", section.empty() ? "" : "  ", k.leaf(), k.format(k.get(cfg)),
                            k.doc);
     }
+    if (section == "chip") out += units();
     return out;
 }
 
@@ -286,6 +352,10 @@ nlohmann::json toJson(const HwConfig& cfg) {
         else
             out[k.section()][k.leaf()] = v;
     }
+    for (const auto& [unit, keys] : cfg.units)
+        for (const auto& [p, v] : keys)
+            out["chip"][unit][findConfigKey(p)->leaf()] =
+                std::visit([](const auto& x) { return nlohmann::json(x); }, v);
     return out;
 }
 

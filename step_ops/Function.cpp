@@ -1,5 +1,6 @@
 #include "step_ops/Function.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -209,6 +210,56 @@ std::optional<std::int64_t> Function::fixedCycles() const {
     default:
         return std::nullopt;
     }
+}
+
+ComputeShape Function::computeShape(const std::vector<Element>& in) const {
+    using K = ComputeShape::Kind;
+    ComputeShape s;
+    auto elems = [](const Tile& t) { return t.rows * t.cols; };
+    switch (kind_) {
+    case Kind::Matmul: {
+        const Tile& a = in.at(0).tile();
+        const Tile& b = in.at(1).tile();
+        s.kind = K::Matmul;
+        s.m = a.rows;
+        s.k = a.cols;
+        s.n = transposed_ ? b.rows : b.cols;
+        return s;
+    }
+    case Kind::Add:
+    case Kind::Mul:
+    case Kind::Div:
+        s.kind = K::Elementwise;
+        s.elements = std::max(in.at(0).tile().rows, in.at(1).tile().rows) *
+                     std::max(in.at(0).tile().cols, in.at(1).tile().cols);
+        s.opsPerElement = 1;
+        return s;
+    case Kind::Silu:
+    case Kind::Exp:
+        s.kind = K::Elementwise;
+        s.elements = elems(in.at(0).tile());
+        s.opsPerElement = kind_ == Kind::Silu ? 8 : 4; // as the FLOP rule counts them
+        return s;
+    case Kind::RowWiseSum:
+        s.kind = K::RowReduction;
+        s.elements = elems(in.at(0).tile());
+        s.n = in.at(0).tile().cols;
+        s.opsPerElement = 1;
+        return s;
+    case Kind::RetileRow:
+    case Kind::RetileCol:
+        s.kind = K::Copy;
+        s.elements = elems(in.at(1).tile());
+        s.opsPerElement = 1;
+        return s;
+    case Kind::SetOffset:
+    case Kind::RowWiseAppend:
+    case Kind::CacheWriteAddrGen:
+    case Kind::SignalReqAllRead:
+        s.kind = K::Scalar;
+        return s;
+    }
+    return s;
 }
 
 Element Function::apply(const std::vector<Element>& in, bool functional) const {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "step_ops/DataType.h"
+#include "step_ops/OpIO.h"
 #include "step_ops/Token.h"
 
 namespace steprdu::step {
@@ -47,6 +48,8 @@ class Function {
     std::int64_t flops(const std::vector<Element>& in) const;
     // Functions the simulator charges a fixed cycle count instead of FLOPs/compute_bw.
     std::optional<std::int64_t> fixedCycles() const;
+    // The hardware view of one application on these inputs (a matmul's m, k, n; element counts otherwise).
+    ComputeShape computeShape(const std::vector<Element>& in) const;
     Element apply(const std::vector<Element>& in, bool functional) const;
 
   private:

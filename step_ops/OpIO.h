@@ -12,8 +12,20 @@ namespace steprdu::step {
 
 class TensorStore;
 
+// What one function application asks of the hardware that runs it: a matrix product [m,k] x [k,n], or
+// `elements` element operations of `opsPerElement` operations each (a row reduction sums across columns;
+// a copy moves elements; a scalar function is one control operation).
+struct ComputeShape {
+    enum class Kind { None, Matmul, Elementwise, RowReduction, Copy, Scalar };
+    Kind kind = Kind::None;
+    std::int64_t m = 0, k = 0, n = 0;
+    std::int64_t elements = 0;
+    int opsPerElement = 0;
+};
+
 // What processing one element costs, described by resource use; each executor's timing policy turns it into
-// time (the roofline backend: the published simulator's per-operator rules).
+// time (the roofline backend: the published simulator's per-operator rules; the cycle backend: the unit's
+// micro-architecture).
 struct Work {
     enum class Kind {
         Compute,       // a function application (Map, Accum, Scan, MapAccum)
@@ -29,6 +41,9 @@ struct Work {
     std::int64_t flops = 0;
     std::optional<std::int64_t> fixedCycles; // functions with a fixed cost
     std::int64_t computeBw = 0;
+    ComputeShape shape; // Compute: the function application
+    std::int64_t elementBytes =
+        0; // routing, merging, repeating and buffering: the bytes of the element moved
     // Route: the element is sent no earlier than its arrival on this input plus the switch and read cycles
     // (Reassemble); -1 = after the operator's current time.
     int arrivalInput = -1;

@@ -391,8 +391,8 @@ Workload AttentionTestbench::build(const Knobs& k, bool functional) const {
     for (std::int64_t i = 0; i < c.B; ++i)
         w.paddedFlops += c.padded(i) * perRow;
 
-    w.check = [c](const Interpreter& interp, const InterpreterResult&) {
-        const auto& got = interp.memory().values("out");
+    w.check = [c](const TensorStore& mem) {
+        const auto& got = mem.values("out");
         const auto q = c.query();
         const std::vector<float> newRow[2] = {c.newRows(0), c.newRows(1)};
         std::vector<double> want(c.B * c.Q * c.hd, 0.0);
@@ -405,7 +405,7 @@ Workload AttentionTestbench::build(const Knobs& k, bool functional) const {
                 rows[which] = c.cachedRows(which, i);
                 rows[which].insert(rows[which].end(), newRow[which].begin() + i * c.hd,
                                    newRow[which].begin() + (i + 1) * c.hd);
-                const auto& cache = interp.memory().values(which == 0 ? "k_cache" : "v_cache");
+                const auto& cache = mem.values(which == 0 ? "k_cache" : "v_cache");
                 for (std::int64_t j = 0; j < c.maxN; ++j)
                     for (std::int64_t d = 0; d < c.hd; ++d) {
                         double e = j <= L ? rows[which][j * c.hd + d] : 0.0;

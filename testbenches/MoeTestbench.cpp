@@ -283,9 +283,9 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         w.figureFlops += rows * (14 * D * F + F);
         w.paddedFlops += (rows - counts[e]) * (14 * D * F + F);
     }
-    w.check = [=](const Interpreter& interp, const InterpreterResult&) {
-        const auto& X = interp.memory().values("x");
-        const auto& RW = interp.memory().values("routing_weights");
+    w.check = [=](const TensorStore& mem) {
+        const auto& X = mem.values("x");
+        const auto& RW = mem.values("routing_weights");
         std::vector<double> want(B * D, 0.0), h(F);
         for (std::int64_t t = 0; t < B; ++t) {
             for (int j = 0; j < K; ++j) {
@@ -293,9 +293,9 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
                 auto name = [&](const char* n) {
                     return R == E ? fmt::format("{}_{}", n, e) : fmt::format("{}_r{}", n, r);
                 };
-                const auto& Wu = interp.memory().values(name("W_up"));
-                const auto& Wg = interp.memory().values(name("W_gate"));
-                const auto& Wd = interp.memory().values(name("W_down"));
+                const auto& Wu = mem.values(name("W_up"));
+                const auto& Wg = mem.values(name("W_gate"));
+                const auto& Wd = mem.values(name("W_down"));
                 for (std::int64_t f = 0; f < F; ++f) {
                     double u = 0, g = 0;
                     for (std::int64_t d = 0; d < D; ++d) {
@@ -312,7 +312,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
                 }
             }
         }
-        return relativeError(interp.memory().values("out"), want);
+        return relativeError(mem.values("out"), want);
     };
     return w;
 }

@@ -16,12 +16,13 @@ namespace steprdu::tb {
 struct RunRequest {
     std::string testbench;
     std::vector<std::string> knobs;   // key=value
-    std::string backend = "roofline"; // interp | roofline
+    std::string backend = "roofline"; // interp | roofline | cycle
     std::string hw = "step_eval";     // preset or YAML file
     std::vector<std::string> sets;    // hardware overrides key=value
     std::int64_t maxCycles = 0;
     double maxWallSeconds = 0;
-    std::function<void(std::int64_t cycle, double wallSeconds)> progress; // long roofline runs
+    std::function<void(std::int64_t cycle, double wallSeconds)> progress; // long timed runs
+    bool functional = false; // cycle backend: run on real values and compare with the interpreter
 };
 
 struct RunArtifacts {
@@ -29,6 +30,8 @@ struct RunArtifacts {
     nlohmann::json graph;     // the graph as built (JSON)
     std::string dot;          // the graph as DOT
     nlohmann::json operators; // per-operator timing (roofline)
+    nlohmann::json stats;     // cycle backend: stats by module path (stats.json)
+    std::string statsCsv;     // the same, flat (stats.csv)
 };
 
 // Symbolic metrics of a built workload: the keys of `steprdu analyze`.

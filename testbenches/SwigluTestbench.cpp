@@ -63,11 +63,11 @@ Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
                 {"compute_bw", bw}, {"par_dispatch", par}, {"seed", seed}};
     // The paper scripts' count: 3 GEMMs, the gating product, and SiLU counted as 8 per D*F element.
     w.figureFlops = 2 * B * D * F * 3 + B * F + 8 * B * D * F;
-    w.check = [=](const Interpreter& interp, const InterpreterResult&) {
-        const auto& X = interp.memory().values("x");
-        const auto& Wg = interp.memory().values("W_gate");
-        const auto& Wu = interp.memory().values("W_up");
-        const auto& Wd = interp.memory().values("W_down");
+    w.check = [=](const TensorStore& mem) {
+        const auto& X = mem.values("x");
+        const auto& Wg = mem.values("W_gate");
+        const auto& Wu = mem.values("W_up");
+        const auto& Wd = mem.values("W_down");
         std::vector<double> want(B * D, 0.0), hrow(F);
         for (std::int64_t r = 0; r < B; ++r) {
             for (std::int64_t f = 0; f < F; ++f) {
@@ -85,7 +85,7 @@ Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
                 want[r * D + d] = s;
             }
         }
-        return relativeError(interp.memory().values("out"), want);
+        return relativeError(mem.values("out"), want);
     };
     (void)functional;
     return w;

@@ -25,8 +25,8 @@ namespace {
 
 const char* kUsage = R"(usage:
   steprdu list [--json]                       testbenches (knobs, defaults, docs) and hardware presets
-  steprdu run <testbench> [knob=value ...] [--backend roofline|interp] [--hw <preset|file.yaml>]
-              [--set <hw.key.path>=<value> ...] [--out DIR] [--json]
+  steprdu run <testbench> [knob=value ...] [--backend roofline|interp|cycle] [--functional]
+              [--hw <preset|file.yaml>] [--set <hw.key.path>=<value> ...] [--out DIR] [--json]
   steprdu analyze <testbench> [knob=value ...] [--json]   symbolic metrics only, no simulation
   steprdu experiment list | <name> | claims | calibration [--shared DIR] [--out DIR] [--json]
                                               a paper figure as CSV; `claims`: the paper's numbers; `calibration`:
@@ -41,7 +41,7 @@ struct Common {
     std::int64_t maxCycles = 0;
     double maxWallSeconds = 0;
     std::vector<std::string> sets;
-    bool json = false, help = false;
+    bool json = false, help = false, functional = false;
 };
 
 Common parse(const std::string& cmd, const std::vector<std::string>& args) {
@@ -52,12 +52,17 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
     if (cmd == "run")
         opts.add_options()(
             "backend", po::value(&c.backend)->default_value("roofline"),
-            "interp (functional interpreter) or roofline (the published STeP simulator's timing)")(
+            "interp (functional interpreter), roofline (the published STeP simulator's timing) or cycle "
+            "(the SystemC chip)")(
+            "functional", po::bool_switch(&c.functional),
+            "cycle backend: compute real values and compare them with the interpreter (scoreboard)")(
             "hw", po::value(&c.hw)->default_value("step_eval"), "hardware preset name or YAML file")(
             "set", po::value(&c.sets)->composing(),
             "override a hardware key: --set hbm.channels=16 (repeatable)")(
             "out", po::value(&c.out),
-            "write result.json, config.resolved.yaml, graph.json, graph.dot and operators.json here")(
+            "write result.json, config.resolved.yaml, graph.json, graph.dot, and operators.json (roofline) "
+            "or "
+            "stats.json and stats.csv (cycle) here")(
             "max-cycles", po::value(&c.maxCycles)->default_value(0),
             "stop with exit code 4 past this many simulated cycles (0: no limit)")(
             "max-wall-seconds", po::value(&c.maxWallSeconds)->default_value(0),
@@ -111,7 +116,7 @@ nlohmann::json listJson() {
     }
     for (auto& p : hw::presetNames())
         j["hw_presets"].push_back({{"name", p}, {"doc", hw::presetDescription(p)}});
-    j["backends"] = {"roofline", "interp"};
+    j["backends"] = {"roofline", "interp", "cycle"};
     return j;
 }
 
@@ -155,7 +160,8 @@ int cmdAnalyze(const Common& c) {
 }
 
 int cmdRun(const Common& c) {
-    tb::RunRequest req{c.testbench, c.knobs, c.backend, c.hw, c.sets, c.maxCycles, c.maxWallSeconds, {}};
+    tb::RunRequest req{c.testbench, c.knobs,          c.backend, c.hw,        c.sets,
+                       c.maxCycles, c.maxWallSeconds, {},        c.functional};
     req.progress = [](std::int64_t cycle, double wall) {
         std::cerr << fmt::format("steprdu: cycle {} after {:.0f} s ({:.3g} simulated cycles per second)\n",
                                  cycle, wall, cycle / wall);
@@ -170,6 +176,10 @@ int cmdRun(const Common& c) {
         std::ofstream(c.out + "/graph.dot") << art.dot;
         if (!art.operators.is_null())
             std::ofstream(c.out + "/operators.json") << art.operators.dump(1) << "\n";
+        if (!art.stats.is_null()) {
+            std::ofstream(c.out + "/stats.json") << art.stats.dump(1) << "\n";
+            std::ofstream(c.out + "/stats.csv") << art.statsCsv;
+        }
     }
     if (c.json) {
         std::cout << j.dump(2) << "\n";
@@ -191,6 +201,24 @@ int cmdRun(const Common& c) {
         std::cout << fmt::format("  utilization            compute {:.2f}%, off-chip bandwidth {:.2f}%\n",
                                  100 * j["compute_utilization"].get<double>(),
                                  100 * j["off_chip_bw_utilization"].get<double>());
+    if (j.contains("units_used")) {
+        const auto& u = j["units_used"];
+        std::cout << fmt::format(
+            "  units used             {} PCUs, {} PMUs, {} AGCUs (peak {:.0f} FLOP/cycle, "
+            "{:.0f} B/cycle off-chip)\n",
+            u["pcu"].get<int>(), u["pmu"].get<int>(), u["agcu"].get<int>(),
+            j["peak_flops_per_cycle"].get<double>(), j["peak_offchip_bytes_per_cycle"].get<double>());
+        const auto& st = j["stall_cycles"];
+        std::cout << fmt::format(
+            "  stall cycles           input {:.0f}, output {:.0f}, memory {:.0f} (summed over "
+            "operators)\n",
+            st["input"].get<double>(), st["output"].get<double>(), st["memory"].get<double>());
+        std::cout << fmt::format("  on-chip link bytes     {}\n", j["onchip_link_bytes"].get<std::int64_t>());
+    }
+    if (j.contains("scoreboard"))
+        std::cout << fmt::format("  scoreboard             {} (max |difference| {:.3g} vs the interpreter)\n",
+                                 j["scoreboard"]["equal"].get<bool>() ? "identical" : "differs",
+                                 j["scoreboard"]["max_abs_difference"].get<double>());
     if (j.contains("rel_error"))
         std::cout << fmt::format("  relative error         {:.3g} (norm-wise, vs direct computation)\n",
                                  j["rel_error"].get<double>());

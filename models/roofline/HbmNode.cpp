@@ -42,11 +42,38 @@ void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_
     }
 }
 
+void HbmNode::setWindow(int client, int requests, int returnLatency) {
+    if (client >= static_cast<int>(windows_.size())) windows_.resize(client + 1);
+    windows_[client].cap = requests;
+    windows_[client].returnLatency = returnLatency;
+}
+
+void HbmNode::release(int client, std::int64_t cycle) {
+    if (client >= static_cast<int>(windows_.size())) return;
+    auto& w = windows_[client];
+    while (!w.back.empty() && w.back.top() <= cycle) {
+        w.back.pop();
+        --w.outstanding;
+    }
+}
+
+bool HbmNode::windowAllows(int client, int count) const {
+    if (client >= static_cast<int>(windows_.size()) || windows_[client].cap == 0) return true;
+    const auto& w = windows_[client];
+    return w.outstanding + count <= w.cap;
+}
+
 std::int64_t HbmNode::nextCycle() const {
     std::int64_t next = kNever;
-    for (int c : active_)
-        next = std::min(next, clients_[c].front().visible);
-    return next == kNever ? kNever : std::max(next, cycle_);
+    for (int c : active_) {
+        std::int64_t v = std::max(clients_[c].front().visible, cycle_);
+        int client = c >> 1;
+        // A client at its window's cap waits at least until its earliest response is back.
+        if (!windowAllows(client, clients_[c].front().count) && !windows_[client].back.empty())
+            v = std::max(v, windows_[client].back.top());
+        next = std::min(next, v);
+    }
+    return next;
 }
 
 int HbmNode::channelFor(int requestInCycle) {
@@ -58,7 +85,7 @@ int HbmNode::channelFor(int requestInCycle) {
     return (offset_ + requestInCycle) % p_.channels;
 }
 
-void HbmNode::serve(int channel, std::int64_t arrive, int tile, bool& completed) {
+void HbmNode::serve(int channel, std::int64_t arrive, int tile, int client, bool& completed) {
     std::int64_t start = std::max(channelFree_[channel], arrive);
     channelFree_[channel] = start + p_.initInterval;
     std::int64_t latency = p_.latency;
@@ -66,6 +93,10 @@ void HbmNode::serve(int channel, std::int64_t arrive, int tile, bool& completed)
     channelStarted_[channel] = true;
     // The response is visible at the front end after the service latency, and one hop later at the client.
     std::int64_t delivered = start + latency + 1;
+    if (client < static_cast<int>(windows_.size()) && windows_[client].cap > 0) {
+        windows_[client].back.push(delivered + windows_[client].returnLatency);
+        ++windows_[client].outstanding;
+    }
     Tile& t = tiles_[tile];
     t.lastDelivery = std::max(t.lastDelivery, delivered);
     ++stats_.requests;
@@ -88,10 +119,13 @@ void HbmNode::advanceTo(std::int64_t upTo) {
         for (std::size_t k = 0; k < active_.size(); ++k) {
             auto& q = clients_[active_[k]];
             if (q.front().visible > c) continue;
+            int client = active_[k] >> 1;
+            release(client, c);
+            if (!windowAllows(client, q.front().count)) continue;
             Packet pk = q.front();
             q.pop_front();
             for (int r = 0; r < pk.count; ++r)
-                serve(channelFor(inCycle++), c + 1, pk.tile, completed);
+                serve(channelFor(inCycle++), c + 1, pk.tile, client, completed);
         }
         offset_ =
             p_.triangularOffset ? (cycleOffset_ + inCycle) % p_.channels : (offset_ + inCycle) % p_.channels;

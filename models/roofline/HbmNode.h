@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <queue>
 #include <vector>
 
 namespace steprdu::roofline {
@@ -40,6 +41,9 @@ class HbmNode {
     // response reaches the client.
     void submit(int client, bool write, std::int64_t issueTime, std::int64_t requests, int par,
                 Completion done);
+    // Caps the requests `client` may have in flight (accepted, response not yet back `returnLatency` cycles
+    // after delivery); 0 = no cap, as in the published node. A capped client's packet waits at the front end.
+    void setWindow(int client, int requests, int returnLatency);
     // The next cycle at which the front end has a packet to accept (kNever if none).
     std::int64_t nextCycle() const;
     // Processes front-end cycles up to and including `upTo`, but stops after a cycle in which a tile
@@ -58,7 +62,16 @@ class HbmNode {
         Completion done;
     };
     int channelFor(int requestInCycle);
-    void serve(int channel, std::int64_t arrive, int tile, bool& completed);
+    void serve(int channel, std::int64_t arrive, int tile, int client, bool& completed);
+    // Frees the window slots of `client`'s requests whose responses are back by `cycle`.
+    void release(int client, std::int64_t cycle);
+    bool windowAllows(int client, int count) const;
+
+    struct Window {
+        int cap = 0, returnLatency = 0, outstanding = 0;
+        std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> back; // response cycles
+    };
+    std::vector<Window> windows_;
 
     HbmParams p_;
     std::vector<std::deque<Packet>> clients_; // readers (even ids) and writers (odd ids)

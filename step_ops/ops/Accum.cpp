@@ -22,7 +22,7 @@ class Accum : public UnaryReduction {
         for (;;) {
             Token t = io.peek(0);
             if (t.isData()) {
-                Work w = updateWork({t.value}, fn_.flops({acc, t.value}), fn_.fixedCycles());
+                Work w = updateWork(fn_, {t.value}, {acc, t.value});
                 acc = fn_.apply({acc, t.value}, io.functional());
                 io.work(w);
                 io.pop(0);

@@ -46,6 +46,7 @@ class Bufferize : public Operator {
             if (t.isData() || t.level < rank_) {
                 if (t.isData()) {
                     bytes += t.value.bytes();
+                    w.elementBytes = t.value.bytes();
                     io.work(w);
                 }
                 content->push_back(std::move(t));

@@ -53,7 +53,10 @@ class EagerMerge : public Operator {
             for (;;) {
                 Token t = io.pop(i);
                 if (t.isDone()) fail(fmt::format("input {} ended inside a chunk", i));
-                if (t.isData() && !first) io.work(w);
+                if (t.isData() && !first) {
+                    w.elementBytes = t.value.bytes();
+                    io.work(w);
+                }
                 if (t.isData()) first = false;
                 io.push(0, t);
                 if ((t.isData() && rank_ == 0) || (t.isStop() && t.level >= rank_)) break;

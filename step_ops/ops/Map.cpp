@@ -46,6 +46,7 @@ class Map : public Operator {
             }
             Element out = fn_.apply(args, io.functional());
             w.flops = fn_.flops(args);
+            w.shape = fn_.computeShape(args);
             if (auto tile = std::get_if<Tile>(&out.v)) {
                 tile->readFromMu = writeBack_;
                 if (writeBack_) w.addStore(*tile);

@@ -31,8 +31,7 @@ class MapAccum : public Reduction {
         for (;;) {
             auto t = peekLockstep(io, *this, 2);
             if (t[0].isData()) {
-                Work w = updateWork({t[0].value, t[1].value}, fn_.flops({t[0].value, t[1].value}),
-                                    fn_.fixedCycles());
+                Work w = updateWork(fn_, {t[0].value, t[1].value}, {t[0].value, t[1].value});
                 acc = accumulate(std::move(acc), fn_.apply({t[0].value, t[1].value}, io.functional()),
                                  io.functional());
                 io.work(w);

@@ -67,6 +67,7 @@ class Partition : public Operator {
                 if (t.isData()) {
                     Work sw;
                     sw.kind = Work::Kind::Route;
+                    sw.elementBytes = t.value.bytes();
                     // The element now travels on the network: its consumers read it from a memory unit only
                     // if this switch writes it back to one.
                     if (auto tile = std::get_if<Tile>(&t.value.v)) {
@@ -85,13 +86,6 @@ class Partition : public Operator {
     }
 
   private:
-    static void route(OpIO& io, const Token& t) {
-        if (!t.isData()) return;
-        Work w;
-        w.kind = Work::Kind::Route;
-        if (auto tile = std::get_if<Tile>(&t.value.v); tile && tile->readFromMu) w.addLoad(*tile);
-        io.work(w);
-    }
     void expect(const Token& t, Token::Kind k, int level) const {
         if (t.kind != k || (k == Token::Kind::Stop && t.level != level))
             fail(fmt::format("input and selector streams disagree: expected {}, found {}",

@@ -69,6 +69,7 @@ class Reassemble : public Operator {
                 Work w;
                 w.kind = Work::Kind::Route;
                 w.arrivalInput = i;
+                w.elementBytes = t.value.bytes();
                 if (auto tile = std::get_if<Tile>(&t.value.v)) {
                     if (tile->readFromMu) w.addLoad(*tile);
                     // Forwarded on the network, as Partition does.

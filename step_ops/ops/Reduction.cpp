@@ -28,13 +28,14 @@ Element Reduction::finish(Element acc, Work& w) const {
     return acc;
 }
 
-Work Reduction::updateWork(const std::vector<Element>& inputs, std::int64_t flops,
-                           std::optional<std::int64_t> fixed) const {
+Work Reduction::updateWork(const Function& fn, const std::vector<Element>& streamed,
+                           const std::vector<Element>& fnArgs) const {
     Work w;
     w.computeBw = computeBw_;
-    w.fixedCycles = fixed;
-    w.flops = flops;
-    for (auto& x : inputs)
+    w.fixedCycles = fn.fixedCycles();
+    w.flops = fn.flops(fnArgs);
+    w.shape = fn.computeShape(fnArgs);
+    for (auto& x : streamed)
         if (auto t = std::get_if<Tile>(&x.v); t && t->readFromMu) w.addLoad(*t);
     return w;
 }

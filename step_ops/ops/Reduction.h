@@ -17,8 +17,10 @@ class Reduction : public Operator {
     // The accumulated element as emitted (write-back marks it for a memory-unit read downstream and is
     // charged to the element that closes the reduction).
     Element finish(Element acc, Work& w) const;
-    Work updateWork(const std::vector<Element>& inputs, std::int64_t flops,
-                    std::optional<std::int64_t> fixed) const;
+    // One update: `streamed` are the stream elements consumed (their memory-unit reads), `fnArgs` the
+    // function's arguments (accumulator included).
+    Work updateWork(const Function& fn, const std::vector<Element>& streamed,
+                    const std::vector<Element>& fnArgs) const;
 
     int rank_ = 1;
     InitFn init_;

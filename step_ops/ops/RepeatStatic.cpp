@@ -28,6 +28,7 @@ class RepeatStatic : public Operator {
                 io.pop(0);
                 continue;
             }
+            w.elementBytes = t.value.bytes();
             emitNested(io, 0, {count_}, 0, [&](const std::vector<std::int64_t>&) {
                 io.push(0, t);
                 io.work(w); // one copy per cycle

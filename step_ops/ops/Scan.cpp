@@ -25,7 +25,7 @@ class Scan : public UnaryReduction {
                 if (t.level >= rank_) acc = init_.make(io.functional());
                 continue;
             }
-            Work w = updateWork({t.value}, fn_.flops({acc, t.value}), fn_.fixedCycles());
+            Work w = updateWork(fn_, {t.value}, {acc, t.value});
             acc = fn_.apply({acc, t.value}, io.functional());
             Element out = finish(acc, w);
             io.work(w);

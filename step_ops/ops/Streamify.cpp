@@ -49,7 +49,10 @@ class Streamify : public Operator {
             w.kind = Work::Kind::BufferElement;
             for (const Token& t : *b.buffer().tokens) {
                 io.push(0, t);
-                if (t.isData()) io.work(w);
+                if (t.isData()) {
+                    w.elementBytes = t.value.bytes();
+                    io.work(w);
+                }
             }
         };
         if (in_.size() == 1) {

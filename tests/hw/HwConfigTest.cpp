@@ -70,7 +70,7 @@ class HwRoundTrip : public HwTempDir {};
 } // namespace
 
 TEST(HwPresets, AreTheShippedYamlFiles) {
-    EXPECT_EQ(presetNames(), (std::vector<std::string>{"sn40l", "step_eval", "step_validation"}));
+    EXPECT_EQ(presetNames(), (std::vector<std::string>{"sn40l", "step_eval", "step_validation", "tiny"}));
 }
 
 TEST(HwPresets, CarryTheirNameAndADescription) {
@@ -123,21 +123,22 @@ TEST(HwPresets, Sn40lIsTheHardwareTable) {
     EXPECT_EQ(c.pmu.bandwidth_bytes_per_cycle, 128);
     EXPECT_EQ(c.pmu.capacity_bytes, 512 * 1024);
     EXPECT_EQ(c.pmu.banks, 16);
-    EXPECT_EQ(c.pcu.flops_per_cycle, 512);
+    EXPECT_EQ(c.pcu.peakFlopsPerCycle(), 512);
     EXPECT_EQ(c.pcu.simd_lanes, 16);
     EXPECT_EQ(c.hbm.latency_cycles, 120);
     EXPECT_EQ(c.ddr.channels, 6);
     EXPECT_EQ(c.ddr.bandwidth_bytes_per_cycle, 167);
     EXPECT_EQ(c.rdn.flit_bytes, 64);
-    EXPECT_EQ(c.rdn.hop_latency_cycles, 2);
+    EXPECT_EQ(c.rdn.switch_latency_cycles + c.rdn.link_latency_cycles, 2);
     EXPECT_EQ(c.rdn.vc_buffer_flits, 4);
     EXPECT_FALSE(c.roofline.step_compat);
     // 1.8 TB/s at 1.2 GHz is 1500 B/cycle; 1536 is the nearest the integer channel model gets.
     EXPECT_DOUBLE_EQ(c.hbm.peakBytesPerCycle(), 1536.0);
     // Checkerboard tiles: half the units are PCUs, 1040 per socket.
-    EXPECT_EQ(c.chip.tiles * c.chip.rows * c.chip.cols / 2, 1040);
+    EXPECT_EQ(c.chip.tiles() * c.chip.rows * c.chip.cols / 2, 1040);
+    EXPECT_EQ(c.chip.dies, 2);
     // 1040 PCUs x 512 FLOP/cycle x 1.2 GHz = the official 638 TFLOPS.
-    EXPECT_NEAR(1040.0 * c.pcu.flops_per_cycle * c.clock_ghz / 1000, 638.0, 1.0);
+    EXPECT_NEAR(1040.0 * c.pcu.peakFlopsPerCycle() * c.clock_ghz / 1000, 638.0, 1.0);
 }
 
 TEST_F(HwValidation, PartialFileKeepsDefaultsAndTakesItsName) {
@@ -208,7 +209,7 @@ TEST_F(HwValidation, YamlSyntaxErrorNamesLineAndColumn) {
 
 TEST(HwMissing, NamesThePresets) {
     EXPECT_EQ(loadError("nosuch.yaml"),
-              "nosuch.yaml: no such preset or file (presets: sn40l, step_eval, step_validation)");
+              "nosuch.yaml: no such preset or file (presets: sn40l, step_eval, step_validation, tiny)");
 }
 
 TEST(HwOverride, SetsTypedValues) {
@@ -249,12 +250,12 @@ TEST_F(HwInheritance, BaseIsAppliedFirstWhereverItAppears) {
 }
 
 TEST_F(HwInheritance, BaseFileResolvesNextToTheFile) {
-    write("parent.yaml", "base: sn40l\npcu:\n  flops_per_cycle: 1024\n");
+    write("parent.yaml", "base: sn40l\npcu:\n  rows: 32\n");
     fs::create_directories(dir_ / "sub");
     std::string child = write("sub/child.yaml", "base: ../parent.yaml\nddr:\n  channels: 8\n");
     HwConfig cfg = loadHwConfig(child);
     EXPECT_EQ(cfg.name, "child");
-    EXPECT_EQ(cfg.pcu.flops_per_cycle, 1024);
+    EXPECT_EQ(cfg.pcu.rows, 32);
     EXPECT_EQ(cfg.ddr.channels, 8);
     EXPECT_EQ(cfg.hbm.latency_cycles, 120);
     EXPECT_EQ(cfg.description, loadHwConfig("sn40l").description);
@@ -267,7 +268,7 @@ TEST_F(HwInheritance, CyclesAndUnknownBasesAreErrors) {
     std::string c = write("c.yaml", "base: nosuch\n");
     EXPECT_EQ(loadError(c),
               c + ": base: expected a preset or file, found 'nosuch' (presets: sn40l, step_eval, "
-                  "step_validation)");
+                  "step_validation, tiny)");
 }
 
 TEST_F(HwRoundTrip, DumpReloadsToAnEqualConfig) {

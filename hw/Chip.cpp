@@ -1,0 +1,269 @@
+#include "hw/Chip.h"
+
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "hw/pnr/FirstPlacement.h"
+
+namespace steprdu::hw {
+
+namespace {
+
+// Constructs a module as a child of `parent`, which has finished its own construction.
+template <class T, class... A> std::unique_ptr<T> childOf(sc_core::sc_module& parent, A&&... args) {
+    auto* ctx = sc_core::sc_get_curr_simcontext();
+    ctx->hierarchy_push(&parent);
+    auto m = std::make_unique<T>(std::forward<A>(args)...);
+    ctx->hierarchy_pop();
+    return m;
+}
+
+// Operator names become module names: letters, digits and underscores.
+std::string moduleName(const std::string& op) {
+    std::string s;
+    for (char c : op)
+        s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    return s;
+}
+
+} // namespace
+
+Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph& g, const pnr::Placement& p,
+           step::TensorStore& store, const StreamSettings& s)
+    : sc_core::sc_module(name), cfg_(cfg), layout_(cfg.chip), tensorBase_(Agcu::layout(g)) {
+    layout_.validateUnitNames(cfg_);
+    hbm_ = std::make_unique<SimpleHbm>("hbm", cfg_.hbm, cfg_.roofline.step_compat);
+    if (cfg_.rdn.topology == "mesh") {
+        MeshOptions o;
+        o.rows = layout_.rows();
+        o.cols = layout_.cols();
+        o.dieCols = cfg_.chip.dies > 1 ? cfg_.chip.die_tile_cols * cfg_.chip.cols : 0;
+        o.flitBytes = cfg_.rdn.flit_bytes;
+        o.switchLatency = cfg_.rdn.switch_latency_cycles;
+        o.linkLatency = cfg_.rdn.link_latency_cycles;
+        o.creditLatency = cfg_.rdn.credit_latency_cycles;
+        o.bufferFlits = cfg_.rdn.vc_buffer_flits;
+        o.d2dLatency = cfg_.chip.d2d_latency_cycles;
+        o.controlHop = cfg_.rdn.control_hop_cycles;
+        mesh_ = std::make_unique<RdnMesh>("rdn", o);
+    }
+    for (int r = 0; r < layout_.rows(); ++r)
+        for (int c = 0; c < layout_.cols(); ++c) {
+            UnitKind k = layout_.siteKind(r, c);
+            std::string n = ChipLayout::siteName(r, c, k);
+            if (k == UnitKind::Pcu)
+                sites_.push_back(std::make_unique<Pcu>(n.c_str(), cfg_.forUnit(n)));
+            else
+                sites_.push_back(std::make_unique<Pmu>(n.c_str(), cfg_.forUnit(n)));
+            if (mesh_) sites_.back()->setEndpoint(mesh_->attach(r, c, n));
+        }
+    for (const auto& a : layout_.agcus()) {
+        std::string n = ChipLayout::agcuName(a.index);
+        agcus_.push_back(std::make_unique<Agcu>(n.c_str(), cfg_.forUnit(n), a.index, *hbm_, g, tensorBase_));
+        if (mesh_) agcus_.back()->setEndpoint(mesh_->attach(a.row, a.col, n));
+    }
+    used_.assign(sites_.size(), false);
+    std::vector<bool> agcuUsed(agcus_.size(), false);
+    for (int i = 0; i < g.numOps(); ++i) {
+        const auto& op = g.op(i);
+        const auto& place = p.ops.at(i);
+        Unit& host = unitAt(place.host());
+        ops_.push_back(childOf<OperatorProcess>(host, moduleName(op.name()).c_str(), op, host,
+                                                static_cast<int>(place.units.size()), store, s.functional,
+                                                s.timingElemBytes));
+        if (place.folded) continue;
+        for (const auto& site : place.units) {
+            if (site.kind == UnitKind::Agcu) {
+                agcuUsed[site.agcu] = true;
+            } else if (!used_[site.row * layout_.cols() + site.col]) {
+                used_[site.row * layout_.cols() + site.col] = true;
+                ++(site.kind == UnitKind::Pcu ? pcusUsed_ : pmusUsed_);
+            }
+        }
+    }
+    for (const auto& st : p.stages)
+        for (const auto& site : st.pmus)
+            if (!used_[site.row * layout_.cols() + site.col]) {
+                used_[site.row * layout_.cols() + site.col] = true;
+                ++pmusUsed_;
+            }
+    agcusUsed_ = static_cast<int>(std::count(agcuUsed.begin(), agcuUsed.end(), true));
+    buildRoutes(g, p, s);
+}
+
+Chip::~Chip() = default;
+
+Unit& Chip::unitAt(const pnr::Site& s) {
+    if (s.kind == UnitKind::Agcu) return *agcus_.at(s.agcu);
+    return *sites_.at(s.row * layout_.cols() + s.col);
+}
+
+int Chip::endpointOf(const pnr::Site& s) {
+    return unitAt(s).endpoint();
+}
+
+// One route per producer output, or one per Broadcast for all its outputs (a multicast); a channel per
+// stream, bound to its producer's output and its consumer's input.
+void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const StreamSettings& s) {
+    const int n = g.numOps();
+    std::vector<std::vector<TokenChannel*>> inputs(n);
+    for (int i = 0; i < n; ++i)
+        inputs[i].resize(g.op(i).inputs().size(), nullptr);
+    for (int i = 0; i < n; ++i) {
+        const auto& op = g.op(i);
+        const int outs = static_cast<int>(op.outputs().size());
+        const bool multicast = op.kind() == "Broadcast";
+        FabricRoute* route = nullptr;
+        std::vector<int> fabricDsts;
+        for (int k = 0; k < outs; ++k) {
+            if (!route || !multicast) {
+                routes_.push_back(std::make_unique<FabricRoute>(cfg_.rdn.local_hop_cycles));
+                route = routes_.back().get();
+                fabricDsts.clear();
+            }
+            auto consumers = g.consumers({i, k});
+            if (consumers.size() != 1)
+                throw std::logic_error(fmt::format("{} output {} has {} consumers after finalize", op.where(),
+                                                   k, consumers.size()));
+            auto [c, port] = consumers.front();
+            const auto& consumer = g.op(c);
+            auto depth = s.depthByProducer.find(op.name());
+            std::int64_t capacity = consumer.kind() == "Sink"          ? 0
+                                    : depth != s.depthByProducer.end() ? depth->second
+                                                                       : s.channelDepth;
+            channels_.push_back(std::make_unique<TokenChannel>(
+                fmt::format("{}[{}] -> {}[{}]", op.name(), k, consumer.name(), port), capacity));
+            TokenChannel* ch = channels_.back().get();
+            ch->setRoute(route);
+            ops_[i]->addOutput(ch);
+            inputs[c][port] = ch;
+
+            Unit& from = unitAt(p.ops[i].host());
+            Unit& to = unitAt(p.ops[c].host());
+            const pnr::StagePlacement* stage = p.stage(c, port);
+            FabricRoute::Branch b;
+            b.channel = ch;
+            b.local = !stage && &from == &to;
+            if (!b.local) {
+                b.control = mesh_ ? mesh_->controlLatency(from.endpoint(), to.endpoint())
+                                  : cfg_.rdn.link_latency_cycles;
+                if (stage) {
+                    auto st = std::make_unique<FabricRoute::Stage>();
+                    st->pmu = static_cast<Pmu*>(&unitAt(stage->pmus.front()));
+                    st->units = static_cast<int>(stage->pmus.size());
+                    if (mesh_)
+                        st->out = std::make_unique<MeshSegment>(*mesh_, st->pmu->endpoint(),
+                                                                std::vector<int>{to.endpoint()});
+                    else
+                        st->out = std::make_unique<IdealSegment>(1, cfg_.rdn.flit_bytes,
+                                                                 cfg_.rdn.link_latency_cycles);
+                    fabricDsts.push_back(st->pmu->endpoint());
+                    b.stage = std::move(st);
+                } else {
+                    fabricDsts.push_back(to.endpoint());
+                }
+            }
+            onFabric_.push_back(!b.local);
+            route->addBranch(std::move(b));
+            bool last = !multicast || k + 1 == outs;
+            if (last && !fabricDsts.empty()) {
+                if (mesh_)
+                    route->setFabric(std::make_unique<MeshSegment>(*mesh_, from.endpoint(), fabricDsts));
+                else
+                    route->setFabric(std::make_unique<IdealSegment>(static_cast<int>(fabricDsts.size()),
+                                                                    cfg_.rdn.flit_bytes,
+                                                                    cfg_.rdn.link_latency_cycles));
+            }
+        }
+    }
+    for (int i = 0; i < n; ++i)
+        for (TokenChannel* ch : inputs[i])
+            ops_[i]->addInput(ch);
+}
+
+bool Chip::finished() const {
+    for (const auto& op : ops_)
+        if (!op->finished()) return false;
+    return true;
+}
+
+Cycle Chip::finishCycle() const {
+    Cycle t = 0;
+    for (const auto& op : ops_)
+        t = std::max(t, op->finishCycle());
+    return t;
+}
+
+std::string Chip::blockedReport() const {
+    std::string r;
+    for (const auto& op : ops_)
+        if (!op->finished())
+            r += fmt::format("\n  {} on {} waits for {}", op->op().where(), op->host().path(),
+                             op->waitingFor().empty() ? "its turn" : op->waitingFor());
+    for (const auto& ch : channels_)
+        if (ch->available(0) || ch->producerWaiting()) r += "\n  " + ch->state();
+    if (mesh_)
+        for (const auto& l : mesh_->blockedLinks())
+            r += "\n  " + l;
+    return r;
+}
+
+void Chip::reportStats(StatsRegistry& stats, Cycle elapsed) const {
+    for (std::size_t i = 0; i < sites_.size(); ++i)
+        if (used_[i]) sites_[i]->reportStats(stats, elapsed);
+    for (const auto& a : agcus_)
+        if (!a->hosted().empty()) a->reportStats(stats, elapsed);
+    for (const auto& op : ops_)
+        op->reportStats(stats);
+    for (const auto& ch : channels_) {
+        std::string path = std::string(name()) + ".streams." + ch->basename();
+        stats.add(path, "tokens", static_cast<double>(ch->tokens()));
+        stats.add(path, "data_bytes", static_cast<double>(ch->dataBytes()));
+        stats.add(path, "max_occupancy", static_cast<double>(ch->maxOccupancy()));
+        stats.add(path, "mean_occupancy", ch->meanOccupancy(elapsed));
+    }
+    if (mesh_) mesh_->reportStats(stats, mesh_->name(), elapsed);
+    hbm_->reportStats(stats);
+}
+
+nlohmann::json Chip::summary(Cycle elapsed) const {
+    StatsRegistry st;
+    for (const auto& op : ops_)
+        op->reportStats(st);
+    std::int64_t offchip = 0, bursts = 0;
+    for (const auto& a : agcus_) {
+        StatsRegistry s;
+        a->reportStats(s, elapsed);
+        offchip += static_cast<std::int64_t>(s.sum("offchip_bytes"));
+        bursts += static_cast<std::int64_t>(s.sum("read_bursts") + s.sum("write_bursts"));
+    }
+    std::int64_t link = 0;
+    if (mesh_) {
+        link = mesh_->linkBytes();
+    } else { // the ideal network: every stream's bytes cross one dedicated link
+        for (std::size_t i = 0; i < channels_.size(); ++i)
+            if (onFabric_[i]) link += channels_[i]->dataBytes();
+    }
+    return {{"units_used", {{"pcu", pcusUsed_}, {"pmu", pmusUsed_}, {"agcu", agcusUsed_}}},
+            {"onchip_link_bytes", link},
+            {"simulated_off_chip_bytes", offchip},
+            {"offchip_burst_bytes", bursts * cfg_.agcu.burst_bytes},
+            {"stall_cycles",
+             {{"input", st.sum("stall_input_cycles")},
+              {"output", st.sum("stall_output_cycles")},
+              {"memory", st.sum("stall_memory_cycles")}}},
+            {"busy_cycles", st.sum("busy_cycles")}};
+}
+
+std::int64_t Chip::events() const {
+    std::int64_t e = 0;
+    for (const auto& ch : channels_)
+        e += ch->tokens();
+    if (mesh_) e += mesh_->packetHops();
+    StatsRegistry s;
+    hbm_->reportStats(s);
+    return e + static_cast<std::int64_t>(s.sum("requests"));
+}
+
+} // namespace steprdu::hw

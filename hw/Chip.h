@@ -1,0 +1,71 @@
+#pragma once
+// The socket, elaborated from a hardware configuration and a placed STeP graph: a PCU or PMU at every grid
+// site, the AGCUs, the RDN mesh (or the ideal network), the off-chip memory, an operator process on each
+// operator's host unit, and a TokenChannel with its route for every stream. Module names are the
+// hierarchical names of stats, messages and `--set chip.<unit>.<key>`: chip.pcu_r3c7, chip.agcu5,
+// chip.rdn.sw_r3c7, chip.hbm, and chip.pcu_r3c7.<operator> for operator processes.
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include "hw/Agcu.h"
+#include "hw/FabricRoute.h"
+#include "hw/OperatorProcess.h"
+#include "hw/Pcu.h"
+#include "hw/Pmu.h"
+#include "hw/RdnMesh.h"
+#include "hw/SimpleHbm.h"
+#include "hw/pnr/Placement.h"
+#include "step_ops/Graph.h"
+#include "step_ops/TensorStore.h"
+
+namespace steprdu::hw {
+
+struct StreamSettings {
+    std::int64_t channelDepth = 2; // elements per stream; 0 = unbounded
+    std::map<std::string, std::int64_t> depthByProducer;
+    int timingElemBytes = 0; // bytes the fabric moves per f32 element (0 = native)
+    bool functional = false;
+};
+
+class Chip : public sc_core::sc_module {
+  public:
+    Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph& g, const pnr::Placement& p,
+         step::TensorStore& store, const StreamSettings& s);
+    ~Chip() override;
+
+    // Every operator returned and sent everything.
+    bool finished() const;
+    Cycle finishCycle() const;
+    // The unfinished operators (their unit and what they wait for), streams holding tokens, blocked links.
+    std::string blockedReport() const;
+    void reportStats(StatsRegistry& stats, Cycle elapsed) const;
+    // The run's headline numbers: units used, link bytes, stall cycles by cause, off-chip bytes.
+    nlohmann::json summary(Cycle elapsed) const;
+    // Simulation events: tokens through channels, packet hops, memory requests.
+    std::int64_t events() const;
+
+  private:
+    Unit& unitAt(const pnr::Site& s);
+    int endpointOf(const pnr::Site& s);
+    void buildRoutes(const step::Graph& g, const pnr::Placement& p, const StreamSettings& s);
+
+    HwConfig cfg_;
+    ChipLayout layout_;
+    std::vector<std::int64_t> tensorBase_;
+    std::unique_ptr<SimpleHbm> hbm_;
+    std::unique_ptr<RdnMesh> mesh_;
+    std::vector<std::unique_ptr<Unit>> sites_; // by row * cols + col
+    std::vector<std::unique_ptr<Agcu>> agcus_;
+    std::vector<std::unique_ptr<OperatorProcess>> ops_;
+    std::vector<std::unique_ptr<TokenChannel>> channels_;
+    std::vector<std::unique_ptr<FabricRoute>> routes_;
+    std::vector<bool> onFabric_; // per channel: not a hop within one unit
+    std::vector<bool> used_;     // per site
+    int pcusUsed_ = 0, pmusUsed_ = 0, agcusUsed_ = 0;
+};
+
+} // namespace steprdu::hw

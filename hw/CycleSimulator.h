@@ -1,0 +1,45 @@
+#pragma once
+// The cycle backend: places a STeP graph on the chip (hw/pnr), elaborates the chip, and simulates it until
+// every operator has finished. One simulation per process (SystemC cannot elaborate twice): callers that run
+// several use util/ForkRun.h. A run that stops making progress is reported with the blocked operators, units,
+// streams and links (NoProgress); --max-cycles and --max-wall-seconds end it with LimitReached.
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "hw/Chip.h"
+#include "hw/HwConfig.h"
+#include "hw/Stats.h"
+#include "step_ops/Graph.h"
+#include "step_ops/TensorStore.h"
+
+namespace steprdu::hw {
+
+struct CycleOptions {
+    StreamSettings streams;
+    step::Bindings bindings; // data-dependent sizes, for sizing stage buffers
+    std::int64_t maxCycles = 0;
+    double maxWallSeconds = 0;
+    std::function<void(Cycle cycle, double wallSeconds)> progress;
+    double progressSeconds = 2.0;
+};
+
+struct CycleResult {
+    Cycle cycles = 0;
+    nlohmann::json summary; // Chip::summary: units used, link bytes, stalls, off-chip bytes
+    StatsRegistry stats;
+    std::int64_t events = 0;
+    double wallSeconds = 0;
+};
+
+class CycleSimulator {
+  public:
+    CycleSimulator(HwConfig cfg, CycleOptions o) : cfg_(std::move(cfg)), o_(std::move(o)) {}
+    CycleResult run(step::Graph& g, step::TensorStore& store);
+
+  private:
+    HwConfig cfg_;
+    CycleOptions o_;
+};
+
+} // namespace steprdu::hw

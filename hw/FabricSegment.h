@@ -1,0 +1,51 @@
+#pragma once
+// One leg of a stream's route on the vector fabric, from one endpoint to one or more: a static flow over
+// the mesh, or (on the ideal network of STeP section 4.5) a dedicated link to each destination.
+#include <memory>
+#include <vector>
+
+#include "hw/RdnMesh.h"
+
+namespace steprdu::hw {
+
+class FabricSegment {
+  public:
+    virtual ~FabricSegment() = default;
+    // Sends `bytes` to every destination: the head may leave at `at`, the tail once it is ready.
+    virtual void send(std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag) = 0;
+};
+
+class MeshSegment : public FabricSegment {
+  public:
+    MeshSegment(RdnMesh& mesh, int src, const std::vector<int>& dsts)
+        : mesh_(mesh), flow_(mesh.addFlow(src, dsts)) {}
+    void send(std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag) override {
+        mesh_.send(flow_, bytes, at, tailReady, sink, tag);
+    }
+
+  private:
+    RdnMesh& mesh_;
+    int flow_;
+};
+
+// A link of `widthBytes` per cycle and `latency` cycles to each destination, shared with nothing else.
+class IdealSegment : public FabricSegment {
+  public:
+    IdealSegment(int destinations, int widthBytes, int latency)
+        : busy_(destinations, 0), width_(widthBytes), latency_(latency) {}
+    void send(std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag) override {
+        const Cycle occupancy = std::max<Cycle>(1, (bytes + width_ - 1) / width_);
+        for (std::size_t d = 0; d < busy_.size(); ++d) {
+            Cycle start = std::max(at, busy_[d]);
+            Cycle tail = std::max(start + occupancy, tailReady);
+            busy_[d] = tail;
+            sink->delivered(tag, static_cast<int>(d), start + latency_, tail + latency_);
+        }
+    }
+
+  private:
+    std::vector<Cycle> busy_;
+    int width_, latency_;
+};
+
+} // namespace steprdu::hw
