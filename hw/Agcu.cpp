@@ -9,7 +9,9 @@ namespace steprdu::hw {
 Agcu::Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index, SimpleHbm& memory,
            const step::Graph& graph, const std::vector<std::int64_t>& tensorBase)
     : Unit(name, UnitKind::Agcu, cfg), index_(index), memory_(memory), graph_(graph), base_(tensorBase) {
-    memory_.setWindow(index_, cfg_.agcu.max_outstanding, cfg_.agcu.tln_latency_cycles);
+    // A slot of the window frees when the response is back at the AGCU; a request issued then reaches the
+    // node's front end a TLN crossing and the node's channel hop later.
+    memory_.setWindow(index_, cfg_.agcu.max_outstanding, 2 * cfg_.agcu.tln_latency_cycles + 1);
 }
 
 std::vector<std::int64_t> Agcu::layout(const step::Graph& g) {
@@ -75,7 +77,7 @@ void Agcu::offChip(OperatorProcess& op, const step::OffChipAccess& a) {
     std::int64_t n = bursts(tensor, base_.at(a.tensor), a, cfg_.agcu.burst_bytes);
     (a.write ? writeBursts_ : readBursts_) += n;
     bytes_ += a.bytes();
-    int par = std::max(1, std::min(a.parDispatch, cfg_.agcu.bursts_per_cycle));
+    int par = std::max(1, std::min({a.parDispatch, cfg_.agcu.bursts_per_cycle, cfg_.agcu.max_outstanding}));
     int ticket = nextTicket_++;
     ++s.unanswered;
     if (!a.write) op.holdNextDataFor(ticket);

@@ -19,7 +19,6 @@ struct PmuConfig {
     int banks = 16;
     int bank_word_bytes = 16;
     int read_latency_cycles = 4;
-    int input_fifo_depth = 16;
 };
 
 // Pattern compute unit: an output-stationary systolic array plus a SIMD pipeline.
@@ -29,7 +28,6 @@ struct PcuConfig {
     int simd_lanes = 16;
     int simd_stages = 6;
     int pipeline_latency_cycles = 10;
-    int input_fifo_depth = 16;
 
     // Two FLOPs per MAC, one MAC per array cell per cycle.
     std::int64_t peakFlopsPerCycle() const { return 2LL * rows * cols; }
@@ -71,8 +69,6 @@ struct RdnConfig {
     int switch_latency_cycles = 1;
     int link_latency_cycles = 1;
     int credit_latency_cycles = 1;
-    // Route classes (XY and YX) that keep static routing deadlock-free.
-    int vcs = 2;
     int vc_buffer_flits = 4;
     int control_hop_cycles = 1;
     int local_hop_cycles = 1;

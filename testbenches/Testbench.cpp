@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "testbenches/AttentionTestbench.h"
+#include "testbenches/CopyTestbench.h"
+#include "testbenches/GemmTestbench.h"
 #include "testbenches/MoeTestbench.h"
 #include "testbenches/SwigluTestbench.h"
 #include "util/Error.h"
@@ -75,6 +77,8 @@ const std::vector<std::unique_ptr<Testbench>>& testbenches() {
         v.push_back(std::make_unique<SwigluTestbench>());
         v.push_back(std::make_unique<MoeTestbench>());
         v.push_back(std::make_unique<AttentionTestbench>());
+        v.push_back(std::make_unique<CopyTestbench>());
+        v.push_back(std::make_unique<GemmTestbench>());
         return v;
     }();
     return all;

@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "hw/ConfigSchema.h"
 #include "hw/HwConfigLoader.h"
 #include "step_ops/Interpreter.h"
 #include "step_ops/Metrics.h"
@@ -16,6 +17,7 @@
 #include "testbenches/Experiment.h"
 #include "testbenches/Runner.h"
 #include "testbenches/Testbench.h"
+#include "tools/Commands.h"
 #include "util/Error.h"
 
 namespace po = boost::program_options;
@@ -24,7 +26,8 @@ using namespace steprdu;
 namespace {
 
 const char* kUsage = R"(usage:
-  steprdu list [--json]                       testbenches (knobs, defaults, docs) and hardware presets
+  steprdu list [--json] [--keys]              testbenches (knobs, defaults, docs) and hardware presets;
+                                              --keys: every hardware configuration key
   steprdu run <testbench> [knob=value ...] [--backend roofline|interp|cycle] [--functional]
               [--hw <preset|file.yaml>] [--set <hw.key.path>=<value> ...] [--out DIR] [--json]
   steprdu analyze <testbench> [knob=value ...] [--json]   symbolic metrics only, no simulation
@@ -32,6 +35,10 @@ const char* kUsage = R"(usage:
                                               a paper figure as CSV; `claims`: the paper's numbers; `calibration`:
                                               the published simulator's reference points
   steprdu bench [--shared DIR] [--json]     simulated cycles per wall second on the standard cases
+  steprdu unit pcu matmul|simd, pmu stream, agcu read [key=value ...] [--hw ..] [--json]
+                                              one unit alone with ideal inputs: cycles, utilization, stalls
+  steprdu meshtraffic --pattern uniform|transpose|bitcomp|hotspot --rate R [--packet-flits N] [--mesh KxK]
+              [--cycles N] [--flit-level] [--json]   synthetic traffic on the RDN mesh
   steprdu <command> --help)";
 
 struct Common {
@@ -41,7 +48,7 @@ struct Common {
     std::int64_t maxCycles = 0;
     double maxWallSeconds = 0;
     std::vector<std::string> sets;
-    bool json = false, help = false, functional = false;
+    bool json = false, help = false, functional = false, keys = false;
 };
 
 Common parse(const std::string& cmd, const std::vector<std::string>& args) {
@@ -49,6 +56,9 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
     po::options_description opts(cmd + " options");
     opts.add_options()("help,h", po::bool_switch(&c.help),
                        "show this help")("json", po::bool_switch(&c.json), "print one JSON object on stdout");
+    if (cmd == "list")
+        opts.add_options()("keys", po::bool_switch(&c.keys),
+                           "print the hardware configuration keys as a Markdown table (docs/config.md)");
     if (cmd == "run")
         opts.add_options()(
             "backend", po::value(&c.backend)->default_value("roofline"),
@@ -121,6 +131,10 @@ nlohmann::json listJson() {
 }
 
 int cmdList(const Common& c) {
+    if (c.keys) {
+        std::cout << hw::schemaMarkdown();
+        return 0;
+    }
     auto j = listJson();
     if (c.json) {
         std::cout << j.dump(2) << "\n";
@@ -403,9 +417,12 @@ int main(int argc, char** argv) {
         }
         std::string cmd = args[0];
         args.erase(args.begin());
+        if (cmd == "unit") return cli::cmdUnit(args);
+        if (cmd == "meshtraffic") return cli::cmdMeshTraffic(args);
         if (cmd != "list" && cmd != "run" && cmd != "analyze" && cmd != "experiment" && cmd != "bench")
-            throw BadInput("steprdu: unknown command '" + cmd + "'; " +
-                           expectedFound("list, run, analyze, experiment or bench", "'" + cmd + "'"));
+            throw BadInput(
+                "steprdu: unknown command '" + cmd + "'; " +
+                expectedFound("list, run, analyze, experiment, bench, unit or meshtraffic", "'" + cmd + "'"));
         Common c = parse(cmd, args);
         if (c.help) return 0;
         if (cmd == "list") return cmdList(c);

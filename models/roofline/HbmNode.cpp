@@ -60,7 +60,7 @@ void HbmNode::release(int client, std::int64_t cycle) {
 bool HbmNode::windowAllows(int client, int count) const {
     if (client >= static_cast<int>(windows_.size()) || windows_[client].cap == 0) return true;
     const auto& w = windows_[client];
-    return w.outstanding + count <= w.cap;
+    return w.outstanding == 0 || w.outstanding + count <= w.cap; // a packet wider than the window goes alone
 }
 
 std::int64_t HbmNode::nextCycle() const {

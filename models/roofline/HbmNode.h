@@ -41,8 +41,9 @@ class HbmNode {
     // response reaches the client.
     void submit(int client, bool write, std::int64_t issueTime, std::int64_t requests, int par,
                 Completion done);
-    // Caps the requests `client` may have in flight (accepted, response not yet back `returnLatency` cycles
-    // after delivery); 0 = no cap, as in the published node. A capped client's packet waits at the front end.
+    // Caps the requests `client` may have in flight; 0 = no cap, as in the published node. A request's slot
+    // frees `returnLatency` cycles after its delivery (the client's own round trip beyond the node); a capped
+    // client's packet waits at the front end.
     void setWindow(int client, int requests, int returnLatency);
     // The next cycle at which the front end has a packet to accept (kNever if none).
     std::int64_t nextCycle() const;

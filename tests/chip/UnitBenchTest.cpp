@@ -1,0 +1,169 @@
+// PCU, PMU and AGCU alone with ideal inputs, against cycle counts derived by hand from their models
+// (hw/Pcu.h, hw/Pmu.h, hw/Agcu.h). Each bench elaborates SystemC, so each runs in a child process.
+#include <gtest/gtest.h>
+
+#include "hw/Agcu.h"
+#include "hw/HwConfigLoader.h"
+#include "hw/Pmu.h"
+#include "hw/UnitBench.h"
+#include "util/Error.h"
+#include "util/ForkRun.h"
+
+using namespace steprdu;
+using namespace steprdu::hw;
+
+namespace {
+
+std::int64_t pcuCycles(const HwConfig& cfg, PcuBench b) {
+    return runInChild([&] { return runPcuBench(cfg, b); })["cycles"].get<std::int64_t>();
+}
+
+PcuBench matmul(std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t count, int units) {
+    PcuBench b;
+    b.m = m;
+    b.k = k;
+    b.n = n;
+    b.count = count;
+    b.units = units;
+    return b;
+}
+
+} // namespace
+
+// 16 x 16 array, fill/drain 16 + 16 = 32. A [m,k] x [k,n] product is ceil(m/16) x ceil(n/16) physical tiles
+// of k cycles each, shared by the group's PCUs; tiles stream back to back and the last result drains
+// after 32.
+TEST(PcuSystolic, MatmulTakesThePhysicalTileSchedule) {
+    HwConfig cfg = loadHwConfig("step_eval");
+    EXPECT_EQ(pcuCycles(cfg, matmul(16, 16, 16, 1, 1)), 16 + 32);
+    // 2 x 3 = 6 physical tiles x 64 = 384 per product, 4 products.
+    EXPECT_EQ(pcuCycles(cfg, matmul(32, 64, 48, 4, 1)), 4 * 384 + 32);
+    // Ragged: ceil(20/16) x ceil(33/16) = 2 x 3 = 6 tiles over 2 PCUs = 3 x 37 = 111 per product.
+    EXPECT_EQ(pcuCycles(cfg, matmul(20, 37, 33, 3, 2)), 3 * 111 + 32);
+    // One physical tile cannot be split: extra PCUs do not help.
+    EXPECT_EQ(pcuCycles(cfg, matmul(16, 100, 16, 1, 4)), 100 + 32);
+    // 8 PCUs on 64 x 64 x 64: 16 tiles / 8 = 2 x 64 = 128 per product.
+    EXPECT_EQ(pcuCycles(cfg, matmul(64, 64, 64, 5, 8)), 5 * 128 + 32);
+}
+
+TEST(PcuSystolic, TheArrayShapeIsAParameter) {
+    HwConfig cfg = loadHwConfig("step_eval");
+    cfg.pcu.rows = 8;
+    cfg.pcu.cols = 32;
+    // ceil(32/8) x ceil(32/32) = 4 tiles x 16 = 64 per product; fill/drain 8 + 32.
+    EXPECT_EQ(pcuCycles(cfg, matmul(32, 16, 32, 2, 1)), 2 * 64 + 40);
+}
+
+// 16 lanes, 6 stages, latency 10: E elements of o operations take ceil(E / (16 x g)) x ceil(o / 6) cycles.
+TEST(PcuSimd, ElementWiseRunsAtLanesPerCycle) {
+    HwConfig cfg = loadHwConfig("step_eval");
+    auto simd = [&](const std::string& fn, std::int64_t rows, std::int64_t cols, std::int64_t count,
+                    int units) {
+        PcuBench b;
+        b.function = fn;
+        b.m = rows;
+        b.n = cols;
+        b.count = count;
+        b.units = units;
+        return runInChild([&] { return runPcuBench(cfg, b); });
+    };
+    // 16 x 64 = 1024 elements / 16 lanes = 64 cycles per tile: 16 elements per cycle.
+    auto add = simd("add", 16, 64, 10, 1);
+    EXPECT_EQ(add["cycles"], 10 * 64 + 10);
+    EXPECT_EQ(add["busy_cycles"], 10 * 64);
+    // Two PCUs double the lanes.
+    EXPECT_EQ(simd("mul", 16, 64, 10, 2)["cycles"], 10 * 32 + 10);
+    // SiLU is 8 operations per element: two passes through 6 stages.
+    EXPECT_EQ(simd("silu", 16, 64, 3, 1)["cycles"], 3 * 128 + 10);
+    // A row sum adds the log2(16) = 4 levels of the cross-lane tree to the latency.
+    EXPECT_EQ(simd("rowsum", 16, 64, 3, 1)["cycles"], 3 * 64 + 10 + 4);
+    // Ragged: 20 x 17 = 340 elements -> ceil(340 / 16) = 22 cycles.
+    EXPECT_EQ(simd("add", 20, 17, 1, 1)["cycles"], 22 + 10);
+}
+
+// step_eval PMU: 64 B per cycle per port, 16 banks of 16-byte words. A sequential stream moves 4 words per
+// cycle from 4 different banks; with a stride of s words they fall into 16 / gcd(s, 16) banks.
+TEST(PmuPorts, StreamsAtPortBandwidthAndBankConflictsCostWhatTheyShould) {
+    HwConfig cfg = loadHwConfig("step_eval");
+    auto stream = [&](std::int64_t stride, bool write) {
+        PmuBench b;
+        b.bytes = 65536;
+        b.strideWords = stride;
+        b.count = 2;
+        b.write = write;
+        return runInChild([&] { return runPmuBench(cfg, b); });
+    };
+    auto seq = stream(1, false);
+    EXPECT_EQ(seq["cycles"], 2 * 65536 / 64);
+    EXPECT_DOUBLE_EQ(seq["bytes_per_cycle"].get<double>(), 64.0);
+    EXPECT_EQ(stream(1, true)["cycles"], 2048);
+    EXPECT_EQ(stream(4, false)["cycles"], 2048);     // 4 distinct banks: still one cycle per 4 words
+    EXPECT_EQ(stream(8, false)["cycles"], 2 * 2048); // 2 banks: two cycles per 4 words
+    auto worst = stream(16, false);                  // one bank: four cycles per 4 words
+    EXPECT_EQ(worst["cycles"], 4 * 2048);
+    EXPECT_EQ(worst["bank_conflict_cycles"], 3 * 2048);
+    // 256 B/cycle ports with 16 banks of 16 B are as fast as the banks allow.
+    cfg.pmu.bandwidth_bytes_per_cycle = 256;
+    EXPECT_EQ(stream(1, false)["cycles"], 2 * 65536 / 256);
+}
+
+TEST(PmuPorts, AnAllocationLargerThanTheSramIsAnErrorNamingIt) {
+    initSimTime();
+    HwConfig cfg = loadHwConfig("step_eval");
+    cfg.pmu.capacity_bytes = 4096;
+    Pmu pmu("pmu", cfg);
+    EXPECT_NO_THROW(pmu.checkAllocation("the stage buffer of stream a -> b", 8192, 2, "2 tiles"));
+    try {
+        pmu.checkAllocation("the stage buffer of stream a -> b", 8193, 2, "2 tiles");
+        FAIL() << "expected BadInput";
+    } catch (const BadInput& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "pmu: PMU overflow: the stage buffer of stream a -> b needs 8193 B (2 tiles), "
+                  "capacity 8192 B (2 PMUs of 4096 B)");
+    }
+}
+
+// A tile's rows are coalesced into 64-byte bursts: whole rows of a row-major tensor are one contiguous range,
+// a narrower tile one range per row; a row that straddles a burst boundary costs one more.
+TEST(AgcuBursts, ARowMajorTileIssuesTheMinimalNumberOfBursts) {
+    step::TensorSpec t;
+    t.rows = 64;
+    t.cols = 64;
+    auto bursts = [&](std::int64_t tile, std::int64_t rows, std::int64_t cols, int eb) {
+        step::OffChipAccess a;
+        a.tileIndex = tile;
+        a.rows = rows;
+        a.cols = cols;
+        a.elemBytes = eb;
+        return Agcu::bursts(t, 0, a, 64);
+    };
+    EXPECT_EQ(bursts(0, 16, 64, 2), 16 * 64 * 2 / 64); // whole rows: 2048 contiguous bytes
+    EXPECT_EQ(bursts(3, 16, 64, 4), 16 * 64 * 4 / 64);
+    t.cols = 256;
+    EXPECT_EQ(bursts(1, 16, 64, 2), 16 * 2); // 128 B per row at a 512 B pitch: 2 bursts per row
+    EXPECT_EQ(bursts(0, 16, 24, 2), 16 * 1); // 48 B rows starting on a boundary: 1 burst each
+    EXPECT_EQ(bursts(1, 16, 24, 2), 16 * 2); // rows at byte 48: each straddles a boundary
+    EXPECT_EQ(Agcu::bursts(t, 32, {0, 0, 1, 64, 2, 1, false}, 64), 3); // 128 B from byte 32: 3 bursts
+}
+
+// A single AGCU reading one long tile from the STeP HBM node (32 channels x 64 B / 2 cycles = 16 bursts per
+// cycle): with W bursts in flight and a round trip of L = 2 x TLN + latency + start-up + 3 = 21 cycles it
+// sustains W / L bursts per cycle, until the issue rate (par) or the memory caps it.
+TEST(AgcuWindow, ThroughputFollowsWindowOverLatencyUntilTheMemoryLimit) {
+    HwConfig cfg = loadHwConfig("step_eval");
+    cfg.agcu.bursts_per_cycle = 64;
+    AgcuBench b;
+    b.rows = 512;
+    b.cols = 1024; // 512 KiB of whole rows: 8192 bursts
+    b.elemBytes = 1;
+    b.parDispatch = 16; // the node's 16 requests per cycle, so that a packet does not queue at the channels
+    const double L = 21;
+    for (int w : {4, 8, 32, 128, 1024}) {
+        cfg.agcu.max_outstanding = w;
+        auto r = runInChild([&] { return runAgcuBench(cfg, b); });
+        EXPECT_EQ(r["round_trip_cycles"], L);
+        EXPECT_EQ(r["bursts"], 8192);
+        double bursts = r["bytes_per_cycle"].get<double>() / 64, expected = std::min(w / L, 16.0);
+        EXPECT_NEAR(bursts, expected, 0.05 * expected) << "window " << w;
+    }
+}

@@ -1,0 +1,13 @@
+#pragma once
+// Commands that live in their own files; each parses its own options and returns the exit code.
+#include <string>
+#include <vector>
+
+namespace steprdu::cli {
+
+// steprdu unit pcu matmul|simd, pmu stream, agcu read: one unit alone with ideal inputs.
+int cmdUnit(const std::vector<std::string>& args);
+// steprdu meshtraffic: synthetic traffic on the RDN mesh.
+int cmdMeshTraffic(const std::vector<std::string>& args);
+
+} // namespace steprdu::cli
