@@ -189,6 +189,7 @@ nlohmann::json runMeshTraffic(const HwConfig& cfg, const TrafficOptions& opts) {
     double p99 = lat.empty() ? 0 : static_cast<double>(lat[std::min(lat.size() - 1, lat.size() * 99 / 100)]);
     const std::int64_t undelivered = gen.measuredPackets_ - static_cast<std::int64_t>(lat.size());
     const double offered = double(gen.measuredPackets_) * o.packetFlits / (double(nodes) * o.cycles);
+    const double accepted = double(gen.acceptedFlits_) / (double(nodes) * o.cycles);
     const Cycle simulated = now();
     return {{"pattern", o.pattern},
             {"mesh", fmt::format("{}x{}", o.rows, o.cols)},
@@ -196,13 +197,13 @@ nlohmann::json runMeshTraffic(const HwConfig& cfg, const TrafficOptions& opts) {
             {"flit_level", o.flitLevel},
             {"rate", o.rate},
             {"offered_flits_per_node_cycle", offered},
-            {"accepted_flits_per_node_cycle", double(gen.acceptedFlits_) / (double(nodes) * o.cycles)},
+            {"accepted_flits_per_node_cycle", accepted},
             {"latency_mean_cycles", mean},
             {"latency_p99_cycles", p99},
             {"zero_load_latency_cycles", zeroLoad},
             {"measured_packets", gen.measuredPackets_},
             {"undelivered_packets", undelivered},
-            {"saturated", undelivered > 0},
+            {"saturated", undelivered > 0 || accepted < 0.95 * offered},
             {"simulated_cycles", simulated},
             {"packet_hops", mesh.packetHops()},
             {"wall_seconds", wall},

@@ -3,7 +3,9 @@
 // injecting packets as a Bernoulli process (open loop: source queues are unbounded) towards destinations
 // chosen by a pattern. Packets created in the measurement window (after a warm-up) are tracked to their
 // delivery: offered and accepted throughput in flits per node per cycle, mean and p99 latency from creation
-// to the tail's arrival, and the zero-load latency the mesh's rules give for the pattern.
+// to the tail's arrival, and the zero-load latency the mesh's rules give for the pattern. The network is
+// saturated when it accepts less than 95% of the offered load (or measured packets are still undelivered
+// ten windows later).
 #include <cstdint>
 #include <random>
 #include <string>

@@ -23,8 +23,12 @@ WorkDone Pcu::cost(const PcuConfig& c, const step::Work& w, int units) {
         switch (s.kind) {
         case S::Matmul: {
             std::int64_t tiles = ceilDiv(s.m, c.rows) * ceilDiv(s.n, c.cols);
-            Cycle busy = ceilDiv(tiles, g) * s.k;
-            return {busy, busy + c.rows + c.cols};
+            // Fewer output tiles than PCUs: split K so that every PCU works, and add the partial results up
+            // in a tree, each level streaming a partial tile's rows through the next PCU.
+            std::int64_t split = std::max<std::int64_t>(1, std::min(g / tiles, s.k));
+            Cycle busy = ceilDiv(tiles * split, g) * ceilDiv(s.k, split);
+            Cycle tree = static_cast<Cycle>(std::ceil(std::log2(static_cast<double>(split)))) * c.rows;
+            return {busy, busy + c.rows + c.cols + tree};
         }
         case S::Elementwise:
         case S::Copy: {

@@ -4,9 +4,11 @@
 // routing and merging operators placed on it. An operator's virtual unit may span several PCUs (its
 // compute_bw over the PCU peak); they share its work.
 //
-// Matmul [m,k] x [k,n] on g PCUs: the output splits into ceil(m/rows) x ceil(n/cols) physical tiles (STeP
-// appendix B.2); each PCU computes its share one tile after another, k cycles each, so the array is busy
-// ceil(tiles / g) x k cycles and the last result drains rows + cols cycles later. Element-wise work on E
+// Matmul [m,k] x [k,n] on g PCUs: the output splits into P = ceil(m/rows) x ceil(n/cols) physical tiles
+// (STeP appendix B.2); each PCU computes its share one tile after another, k cycles each, so the array is
+// busy ceil(P / g) x k cycles and the last result drains rows + cols cycles later. With fewer tiles than
+// PCUs, K splits s = min(g / P, k) ways: busy ceil(P x s / g) x ceil(k / s), and the s partial tiles add up
+// in a tree of ceil(log2 s) levels of `rows` cycles each. Element-wise work on E
 // elements of o operations each: ceil(E / (lanes x g)) x ceil(o / stages) cycles, results after the
 // pipeline latency; a row reduction adds a log2(lanes) cross-lane tree. Moving an element through (routing,
 // merging): its bytes over lanes x 4 B per cycle.

@@ -143,7 +143,7 @@ Placement placeFirst(const step::Graph& g, const HwConfig& cfg, const PlacementO
             top += fmt::format("{}{} {}", i ? ", " : "", users[i].second, users[i].first);
         throw BadInput(
             fmt::format("placement: the graph needs {} {}s, the {} x {} grid of '{}' has {} (largest: {}){}",
-                        total, kindName(k), L.rows(), L.cols(), cfg.name, have, top,
+                        total, k == UnitKind::Pcu ? "PCU" : "PMU", L.rows(), L.cols(), cfg.name, have, top,
                         k == UnitKind::Pcu ? "; lower compute_bw or use a larger chip"
                                            : "; use smaller tiles or a larger chip"));
     };

@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "hw/HwConfigLoader.h"
+#include "hw/MeshTraffic.h"
 #include "hw/RdnMesh.h"
+#include "util/ForkRun.h"
 
+using namespace steprdu;
 using namespace steprdu::hw;
 
 namespace {
@@ -133,3 +137,43 @@ INSTANTIATE_TEST_SUITE_P(PacketAndFlitLevel, RdnMeshModes, ::testing::Values(fal
                          [](const auto& info) { return info.param ? "FlitLevel" : "Packet"; });
 
 } // namespace
+
+// Uniform random traffic on an 8 x 8 mesh with dimension-order routes and credit flow control: below
+// saturation the network accepts what is offered at close to the zero-load latency; past it the accepted
+// throughput stays flat (under the 4 / k = 0.5 flits/node/cycle that the bisection allows) while latency
+// grows without bound. Each rate runs in its own process.
+TEST(RdnMeshTraffic, UniformRandomSaturatesAsADimensionOrderMeshShould) {
+    HwConfig cfg = loadHwConfig("step_eval");
+    auto at = [&](double rate, bool flitLevel) {
+        TrafficOptions o;
+        o.rate = rate;
+        o.flitLevel = flitLevel;
+        o.cycles = 5000;
+        return runInChild([&] { return runMeshTraffic(cfg, o); });
+    };
+    for (bool flitLevel : {false, true}) {
+        auto low = at(0.05, flitLevel), mid = at(0.15, flitLevel), high = at(0.45, flitLevel),
+             higher = at(0.6, flitLevel);
+        const double zeroLoad = low["zero_load_latency_cycles"].get<double>();
+        // Two distinct random nodes of an 8 x 8 mesh are 2 x (8^2 - 1) / (3 x 8) x 64 / 63 = 5.33 links apart
+        // on average, so a packet crosses 6.33 switches at 2 cycles each, plus its 4 flits.
+        EXPECT_NEAR(zeroLoad, 2 * (2 * 63.0 / 24 * 64 / 63 + 1) + 4, 1e-9);
+        for (const auto* r : {&low, &mid}) {
+            EXPECT_NEAR((*r)["accepted_flits_per_node_cycle"].get<double>(),
+                        (*r)["offered_flits_per_node_cycle"].get<double>(),
+                        0.03 * (*r)["rate"].get<double>());
+            EXPECT_FALSE((*r)["saturated"].get<bool>());
+        }
+        EXPECT_NEAR(low["latency_mean_cycles"].get<double>(), zeroLoad, 0.1 * zeroLoad);
+        const double sat = high["accepted_flits_per_node_cycle"].get<double>();
+        EXPECT_LT(sat, 0.45);
+        EXPECT_LT(sat, 0.5);
+        EXPECT_GT(sat, 0.2);
+        EXPECT_NEAR(higher["accepted_flits_per_node_cycle"].get<double>(), sat, 0.1 * sat);
+        EXPECT_TRUE(high["saturated"].get<bool>());
+        EXPECT_TRUE(higher["saturated"].get<bool>());
+        EXPECT_LT(low["latency_mean_cycles"].get<double>(), mid["latency_mean_cycles"].get<double>());
+        EXPECT_LT(mid["latency_mean_cycles"].get<double>(), high["latency_mean_cycles"].get<double>());
+        EXPECT_GT(high["latency_mean_cycles"].get<double>(), 10 * zeroLoad);
+    }
+}

@@ -40,8 +40,11 @@ TEST(PcuSystolic, MatmulTakesThePhysicalTileSchedule) {
     EXPECT_EQ(pcuCycles(cfg, matmul(32, 64, 48, 4, 1)), 4 * 384 + 32);
     // Ragged: ceil(20/16) x ceil(33/16) = 2 x 3 = 6 tiles over 2 PCUs = 3 x 37 = 111 per product.
     EXPECT_EQ(pcuCycles(cfg, matmul(20, 37, 33, 3, 2)), 3 * 111 + 32);
-    // One physical tile cannot be split: extra PCUs do not help.
-    EXPECT_EQ(pcuCycles(cfg, matmul(16, 100, 16, 1, 4)), 100 + 32);
+    // One output tile on 4 PCUs: K = 100 splits 4 ways (25 cycles each), then a 2-level tree of 16 cycles
+    // each.
+    EXPECT_EQ(pcuCycles(cfg, matmul(16, 100, 16, 1, 4)), 25 + 32 + 2 * 16);
+    // 3 output tiles on 8 PCUs: K splits 2 ways: ceil(6 / 8) x 32 = 32 cycles, one tree level.
+    EXPECT_EQ(pcuCycles(cfg, matmul(48, 64, 16, 2, 8)), 2 * 32 + 32 + 16);
     // 8 PCUs on 64 x 64 x 64: 16 tiles / 8 = 2 x 64 = 128 per product.
     EXPECT_EQ(pcuCycles(cfg, matmul(64, 64, 64, 5, 8)), 5 * 128 + 32);
 }

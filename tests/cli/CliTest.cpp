@@ -196,3 +196,76 @@ TEST(CliOutput, ExperimentJsonIsOneObject) {
     EXPECT_EQ(j["rows"].size(), 15u);
     EXPECT_TRUE(std::filesystem::exists(out + "/fig8.csv"));
 }
+
+// The cycle backend's bad input: a unit that does not exist or a parameter it does not have, a graph that
+// does not fit the grid, an allocation larger than a PMU. Each exits with 2 and one line naming it.
+TEST(CliCycleErrors, UnknownUnitKindOrParameterNamesTheUnitOrKey) {
+    auto r = run("run swiglu --backend cycle --set chip.xpu_r3c7.simd_lanes=8");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("chip.xpu_r3c7: unknown unit kind 'xpu'; expected pcu_r<row>c<col>"),
+              std::string::npos)
+        << r.err;
+    r = run("run swiglu --backend cycle --set chip.pcu_r0c0.simd_lane=8");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(
+        oneLine(r.err).find("chip.pcu_r0c0.simd_lane: unknown pcu parameter; did you mean 'simd_lanes'?"),
+        std::string::npos)
+        << r.err;
+    r = run("run swiglu --backend cycle --set chip.pcu_r0c1.rows=8");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(
+        oneLine(r.err).find("chip.pcu_r0c1: no such unit; expected pcu, found a pmu at row 0, column 1"),
+        std::string::npos)
+        << r.err;
+    auto dir = std::filesystem::temp_directory_path() / ("steprdu_cli_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "bad.yaml") << "base: tiny\nchip:\n  gpu_r1c1:\n    rows: 4\n";
+    r = run("run swiglu --backend cycle --hw " + (dir / "bad.yaml").string());
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("bad.yaml: chip.gpu_r1c1: unknown unit kind 'gpu'"), std::string::npos)
+        << r.err;
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CliCycleErrors, APlacementThatDoesNotFitNamesTheDemandAndTheLargestConsumers) {
+    auto r = run("run swiglu --backend cycle --hw tiny");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(
+        oneLine(r.err).find("placement: the graph needs 40 PCUs, the 4 x 4 grid of 'tiny' has 8 (largest: "
+                            "MapAccum 'gate' 8"),
+        std::string::npos)
+        << r.err;
+}
+
+TEST(CliCycleErrors, APmuOverflowNamesTheBufferDemandAndCapacity) {
+    auto r = run("run moe hidden=512 inter=1024 --backend cycle --set pmu.capacity_bytes=8192");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("PMU overflow: the element RepeatStatic"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("needs 16384 B (one element), capacity 8192 B (1 PMU of 8192 B)"), std::string::npos)
+        << r.err;
+}
+
+TEST(CliCycleErrors, UnitOverridesApplyToThatUnitOnly) {
+    // The first compute group's host PCU with half the lanes takes longer; the same key elsewhere does not.
+    auto base = nlohmann::json::parse(run("run gemm --backend cycle --hw tiny compute_bw=512 --json").out);
+    auto slow = nlohmann::json::parse(
+        run("run gemm --backend cycle --hw tiny compute_bw=512 --set chip.pcu_r0c0.rows=8 --json").out);
+    auto elsewhere = nlohmann::json::parse(
+        run("run gemm --backend cycle --hw tiny compute_bw=512 --set chip.pcu_r3c3.rows=8 --json").out);
+    EXPECT_GT(slow["cycles"].get<std::int64_t>(), base["cycles"].get<std::int64_t>());
+    EXPECT_EQ(elsewhere["cycles"], base["cycles"]);
+}
+
+// A small time-multiplexed MoE deadlocks with two-element streams (on the roofline too): the cycle backend
+// stops with exit code 3 and names the blocked operators, their units and the full streams.
+TEST(CliCycleErrors, ADeadlockEndsWithExitCode3NamingOperatorsUnitsAndStreams) {
+    auto r = run("run moe hidden=64 inter=128 tile_f=32 tile_n=8 regions=2 elem_bytes=4 --backend cycle");
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("cycle backend: no forward progress at cycle"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Source 'select_slots' on chip.agcu"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("waits for a credit of select_slots[0] -> route_w[1]"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("stream select_slots[0] -> route_w[1]: 2 data element(s) held of capacity 2"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(run("run moe hidden=64 inter=128 tile_f=32 tile_n=8 regions=2 elem_bytes=4").code, 3);
+}

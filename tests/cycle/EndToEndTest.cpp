@@ -1,0 +1,140 @@
+// The paper's workloads on the cycle backend: they run end to end, move exactly the roofline's off-chip
+// bytes, and in functional mode leave the interpreter's results in memory (the scoreboard). Each cycle-level
+// run is its own process (util/ForkRun.h).
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "SharedData.h"
+
+#include "testbenches/Runner.h"
+
+using namespace steprdu;
+
+namespace {
+
+nlohmann::json run(const std::string& testbench, const std::vector<std::string>& knobs,
+                   const std::string& backend, const std::string& hw, bool functional = false) {
+    tb::RunRequest r;
+    r.testbench = testbench;
+    r.knobs = knobs;
+    r.backend = backend;
+    r.hw = hw;
+    r.functional = functional;
+    return tb::runTestbench(r);
+}
+
+double pearson(const std::vector<double>& x, const std::vector<double>& y) {
+    double mx = 0, my = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        mx += x[i] / x.size();
+        my += y[i] / y.size();
+    }
+    double cov = 0, vx = 0, vy = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        cov += (x[i] - mx) * (y[i] - my);
+        vx += (x[i] - mx) * (x[i] - mx);
+        vy += (y[i] - my) * (y[i] - my);
+    }
+    return cov / std::sqrt(vx * vy);
+}
+
+// The cycle run beside the roofline run of the same graph: equal off-chip bytes, and no faster than the
+// off-chip bytes at the preset's peak bandwidth allow.
+void expectSameTraffic(const nlohmann::json& cycle, const nlohmann::json& roofline) {
+    EXPECT_EQ(cycle["simulated_off_chip_bytes"], roofline["simulated_off_chip_bytes"]);
+    EXPECT_EQ(cycle["simulated_off_chip_bytes"], cycle["off_chip_bytes"]);
+    EXPECT_GE(cycle["cycles"].get<double>(),
+              cycle["off_chip_bytes"].get<double>() / cycle["peak_offchip_bytes_per_cycle"].get<double>());
+}
+
+} // namespace
+
+// Fig 8's 15 SwiGLU points on step_validation (ideal network, 256 B/cycle memory units): the cycle backend
+// moves the bytes of the paper's reference and tracks the roofline with a Pearson correlation of at least
+// 0.99 (the paper's HDL-versus-simulator figure). Measured: 0.998, every point within 20% of the roofline.
+TEST(CycleEndToEnd, Fig8SwigluPointsTrackTheRoofline) {
+    std::vector<double> cycle, roofline;
+    for (int tb : {16, 32, 64})
+        for (int ti : {16, 32, 64, 128, 256}) {
+            SCOPED_TRACE(std::to_string(tb) + "x" + std::to_string(ti));
+            std::vector<std::string> knobs{"tile_b=" + std::to_string(tb),
+                                           "tile_inter=" + std::to_string(ti)};
+            auto c = run("swiglu", knobs, "cycle", "step_validation");
+            auto r = run("swiglu", knobs, "roofline", "step_validation");
+            expectSameTraffic(c, r);
+            cycle.push_back(c["cycles"].get<double>());
+            roofline.push_back(r["cycles"].get<double>());
+            EXPECT_NEAR(cycle.back() / roofline.back(), 1.0, 0.25);
+        }
+    EXPECT_GE(pearson(cycle, roofline), 0.99);
+}
+
+TEST(CycleEndToEnd, Fig8OffChipBytesEqualThePapersReference) {
+    STEPRDU_NEED_SHARED("reference/fig8_offchip_traffic.csv");
+    std::ifstream in(test::sharedPath("reference/fig8_offchip_traffic.csv"));
+    std::string line;
+    std::getline(in, line); // tile_b,dim,tile_inter,off_chip_bytes,off_chip_MB
+    int rows = 0;
+    while (std::getline(in, line)) {
+        std::stringstream ss(line);
+        std::string tb, dim, ti, bytes;
+        std::getline(ss, tb, ',');
+        std::getline(ss, dim, ',');
+        std::getline(ss, ti, ',');
+        std::getline(ss, bytes, ',');
+        auto c =
+            run("swiglu", {"tile_b=" + tb, "tile_inter=" + ti, "hidden=" + dim}, "cycle", "step_validation");
+        EXPECT_EQ(c["simulated_off_chip_bytes"].get<std::int64_t>(), std::stoll(bytes)) << line;
+        ++rows;
+    }
+    EXPECT_EQ(rows, 15);
+}
+
+// MoE with static and dynamic tiling and with time-multiplexed regions, and attention with each strategy, at
+// the paper's sizes (the bundled synthetic traces) on step_eval.
+TEST(CycleEndToEnd, PaperWorkloadsRunAndMoveTheRooflinesBytes) {
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases{
+        {"moe", {"tile_n=16"}},
+        {"moe", {"tile_n=dynamic"}},
+        {"moe", {"tile_n=16", "regions=2"}},
+        {"attention", {"strategy=coarse"}},
+        {"attention", {"strategy=interleaved"}},
+        {"attention", {"strategy=dynamic"}},
+    };
+    for (const auto& [tb, knobs] : cases) {
+        SCOPED_TRACE(tb + " " + knobs.front() + (knobs.size() > 1 ? " " + knobs.back() : ""));
+        auto c = run(tb, knobs, "cycle", "step_eval");
+        expectSameTraffic(c, run(tb, knobs, "roofline", "step_eval"));
+        EXPECT_GT(c["units_used"]["pcu"].get<int>(), 0);
+        EXPECT_GT(c["onchip_link_bytes"].get<std::int64_t>(), 0);
+    }
+}
+
+// Scaled-down workloads computing real values: the cycle backend's off-chip memory after the run equals the
+// interpreter's, element for element.
+TEST(CycleEndToEnd, FunctionalRunsMatchTheInterpreter) {
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases{
+        {"swiglu", {"tile_b=16", "tile_inter=128"}},
+        {"moe", {"hidden=64", "inter=128", "tile_f=32", "tile_n=4", "elem_bytes=4"}},
+        {"moe", {"hidden=64", "inter=128", "tile_f=32", "tile_n=dynamic", "elem_bytes=4"}},
+        // Time-multiplexed: at this size the static version needs deeper streams (it deadlocks at depth 2 on
+        // both timed backends: CliCycleErrors.ADeadlockEndsWithExitCode3).
+        {"moe",
+         {"hidden=64", "inter=128", "tile_f=32", "tile_n=8", "regions=2", "channel_depth=0", "elem_bytes=4"}},
+        {"moe", {"hidden=64", "inter=128", "tile_f=32", "tile_n=dynamic", "regions=4", "elem_bytes=4"}},
+        {"attention", {"strategy=coarse", "batch=6", "max_n=4096"}},
+        {"attention", {"strategy=interleaved", "batch=6"}},
+        {"attention", {"strategy=dynamic", "batch=9", "regions=2"}},
+        {"copy", {"bytes=65536", "streams=2"}},
+        {"gemm", {"m=64", "k=96", "n=32", "tile_m=32", "tile_k=32", "tile_n=16"}},
+    };
+    for (const auto& [tb, knobs] : cases) {
+        SCOPED_TRACE(tb + " " + knobs.front());
+        auto c = run(tb, knobs, "cycle", "step_eval", true);
+        EXPECT_TRUE(c["scoreboard"]["equal"].get<bool>()) << c["scoreboard"].dump();
+        EXPECT_LE(c["rel_error"].get<double>(), 1e-4);
+    }
+}
