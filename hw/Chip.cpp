@@ -46,6 +46,7 @@ Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph&
         o.bufferFlits = cfg_.rdn.vc_buffer_flits;
         o.d2dLatency = cfg_.chip.d2d_latency_cycles;
         o.controlHop = cfg_.rdn.control_hop_cycles;
+        o.flitLevel = cfg_.rdn.flit_level;
         mesh_ = std::make_unique<RdnMesh>("rdn", o);
     }
     for (int r = 0; r < layout_.rows(); ++r)

@@ -115,6 +115,7 @@ std::vector<ConfigKey> buildSchema() {
         key("rdn.vc_buffer_flits", &C::rdn, &RdnConfig::vc_buffer_flits, {1, 1024}, "input buffer per virtual channel, flits"),
         key("rdn.control_hop_cycles", &C::rdn, &RdnConfig::control_hop_cycles, {1, 1024}, "control fabric (stop tokens, end-to-end credits) per hop, cycles"),
         key("rdn.local_hop_cycles", &C::rdn, &RdnConfig::local_hop_cycles, {1, 1024}, "a stream between two operators on one unit, cycles"),
+        key("rdn.flit_level", &C::rdn, &RdnConfig::flit_level, kAny, "send every flit as its own packet (slow; checks the packet-level model on small cases)"),
         key("chip.dies", &C::chip, &ChipConfig::dies, {1, 16}, "dies per socket, side by side"),
         key("chip.die_tile_rows", &C::chip, &ChipConfig::die_tile_rows, {1, 64}, "tile rows per die"),
         key("chip.die_tile_cols", &C::chip, &ChipConfig::die_tile_cols, {1, 64}, "tile columns per die"),

@@ -41,6 +41,9 @@ void FabricRoute::carry(TokenChannel& ch, std::uint64_t seq, std::int64_t bytes,
     Pending& p = pending_[ordinal];
     if (p.seq.empty()) {
         p.seq.assign(branches_.size(), 0);
+        p.partsLeft.assign(branches_.size(), -1);
+        p.forward.assign(branches_.size(), -1);
+        p.last.assign(branches_.size(), 0);
         p.waiting = p.open = static_cast<int>(fabricBranches_.size());
         p.bytes = bytes;
     }
@@ -49,41 +52,56 @@ void FabricRoute::carry(TokenChannel& ch, std::uint64_t seq, std::int64_t bytes,
 }
 
 void FabricRoute::delivered(std::uint64_t tag, int dest, Cycle head, Cycle tail) {
-    if (tag & kSecondLeg) {
-        int b = static_cast<int>((tag & ~kSecondLeg) >> kOrdinalBits);
-        std::uint64_t ordinal = tag & ((1ULL << kOrdinalBits) - 1);
-        branches_[b].channel->arrived(pending_.at(ordinal).seq[b], tail);
-        return finish(ordinal);
-    }
-    int b = fabricBranches_.at(dest);
-    if (branches_[b].stage) return arriveAtStage(tag, b, head, tail);
-    branches_[b].channel->arrived(pending_.at(tag).seq[b], tail);
-    finish(tag);
+    partDelivered(tag, dest, 0, 1, pending_.at(tag & ((1ULL << kOrdinalBits) - 1)).bytes, head, tail);
 }
 
-// The tile streams through the stage PMU: written at the write port as it arrives, read out at the read port
-// as soon as its first words are in (never finishing before the last are), and sent on to the consumer.
-void FabricRoute::arriveAtStage(std::uint64_t ordinal, int b, Cycle head, Cycle tail) {
+void FabricRoute::partDelivered(std::uint64_t tag, int dest, int part, int parts, std::int64_t bytes,
+                                Cycle head, Cycle tail) {
+    const std::uint64_t ordinal = tag & ((1ULL << kOrdinalBits) - 1);
+    if (tag & kSecondLeg)
+        return arrivedPart(ordinal, static_cast<int>((tag & ~kSecondLeg) >> kOrdinalBits), parts, tail);
+    const int b = fabricBranches_.at(dest);
+    if (branches_[b].stage) {
+        // Each first-leg packet becomes the same part of one second-leg message of the same size.
+        Pending& p = pending_.at(ordinal);
+        if (p.partsLeft[b] < 0) p.partsLeft[b] = parts;
+        return forwardFromStage(ordinal, b, part, bytes, head, tail);
+    }
+    arrivedPart(ordinal, b, parts, tail);
+}
+
+void FabricRoute::arrivedPart(std::uint64_t ordinal, int b, int parts, Cycle tail) {
+    auto it = pending_.find(ordinal);
+    Pending& p = it->second;
+    if (p.partsLeft[b] < 0) p.partsLeft[b] = parts;
+    p.last[b] = std::max(p.last[b], tail);
+    if (--p.partsLeft[b] > 0) return;
+    branches_[b].channel->arrived(p.seq[b], p.last[b]);
+    if (--p.open == 0) pending_.erase(it);
+}
+
+// A tile streams through its stage PMU: each packet is written at the write port as it arrives, read out at
+// the read port once its first words are in (never finishing before its last are), and sent on.
+void FabricRoute::forwardFromStage(std::uint64_t ordinal, int b, int part, std::int64_t bytes, Cycle head,
+                                   Cycle tail) {
     Branch& br = branches_[b];
     Stage& s = *br.stage;
-    const std::int64_t bytes = pending_.at(ordinal).bytes;
+    Pending& p = pending_.at(ordinal);
+    const std::int64_t element = p.bytes;
     const std::int64_t depth = br.channel->capacity() > 0 ? br.channel->capacity() : 1;
-    if (depth * bytes > stageDemand_[b]) {
+    if (depth * element > stageDemand_[b]) {
         s.pmu->checkAllocation(fmt::format("the stage buffer of stream {}", br.channel->label()),
-                               depth * bytes, s.units, fmt::format("{} element(s) of {} B", depth, bytes));
-        s.pmu->allocate(depth * bytes - stageDemand_[b]);
-        stageDemand_[b] = depth * bytes;
+                               depth * element, s.units,
+                               fmt::format("{} element(s) of {} B", depth, element));
+        s.pmu->allocate(depth * element - stageDemand_[b]);
+        stageDemand_[b] = depth * element;
     }
     const Cycle lat = s.pmu->config().pmu.read_latency_cycles;
     auto [ws, we] = s.pmu->reserve(true, head, bytes, 1, s.units);
     auto [rs, re] = s.pmu->reserve(false, ws + lat, bytes, 1, s.units);
-    s.out->send(bytes, rs, std::max({re, we + lat, tail + lat}), this,
-                kSecondLeg | (std::uint64_t(b) << kOrdinalBits) | ordinal);
-}
-
-void FabricRoute::finish(std::uint64_t ordinal) {
-    auto it = pending_.find(ordinal);
-    if (--it->second.open == 0) pending_.erase(it);
+    if (p.forward[b] < 0)
+        p.forward[b] = s.out->open(element, this, kSecondLeg | (std::uint64_t(b) << kOrdinalBits) | ordinal);
+    s.out->release(p.forward[b], part, rs, std::max({re, we + lat, tail + lat}));
 }
 
 } // namespace steprdu::hw

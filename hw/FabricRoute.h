@@ -38,18 +38,27 @@ class FabricRoute : public StreamRoute, public PacketSink {
 
     void carry(TokenChannel& ch, std::uint64_t seq, std::int64_t bytes, bool data, Cycle at) override;
     Cycle creditLatency(const TokenChannel& ch) const override;
+    // The fabric reports each packet: a stage forwards a packet as soon as it is in (in the flit-level mode,
+    // each flit), and a consumer sees its element once the last packet has arrived.
     void delivered(std::uint64_t tag, int dest, Cycle head, Cycle tail) override;
+    bool wantsParts() const override { return true; }
+    void partDelivered(std::uint64_t tag, int dest, int part, int parts, std::int64_t bytes, Cycle head,
+                       Cycle tail) override;
 
   private:
     struct Pending {
         std::vector<std::uint64_t> seq; // per branch
+        std::vector<int> partsLeft;     // per branch: packets not yet at the consumer (-1: none seen yet)
+        std::vector<int> forward;       // per branch with a stage: its second-leg message (-1: not opened)
+        std::vector<Cycle> last;        // per branch: the latest tail so far
         std::int64_t bytes = 0;
         int waiting = 0; // branches whose token has not been handed over yet
         int open = 0;    // fabric branches not yet arrived
     };
     int branchOf(const TokenChannel& ch) const;
-    void arriveAtStage(std::uint64_t ordinal, int branch, Cycle head, Cycle tail);
-    void finish(std::uint64_t ordinal);
+    void forwardFromStage(std::uint64_t ordinal, int branch, int part, std::int64_t bytes, Cycle head,
+                          Cycle tail);
+    void arrivedPart(std::uint64_t ordinal, int branch, int parts, Cycle tail);
 
     Cycle localHop_;
     std::unique_ptr<FabricSegment> fabric_;

@@ -72,6 +72,7 @@ struct RdnConfig {
     int vc_buffer_flits = 4;
     int control_hop_cycles = 1;
     int local_hop_cycles = 1;
+    bool flit_level = false; // every flit its own packet: slow, for checking the packet model
 };
 
 // The socket: dies side by side, each a grid of tiles, each tile a checkerboard of PCU and PMU sites.

@@ -50,37 +50,18 @@ std::int64_t OperatorProcess::fabricBytes(const Token& t) const {
     return 8;
 }
 
-void OperatorProcess::waitInput(TokenChannel& c, const char* what) {
-    waiting_ = fmt::format("{} on {}", what, c.label());
-    Cycle t0 = now();
-    Cycle v = c.headVisible();
-    if (v != kNever && v > t0)
-        waitUntil(v);
-    else
-        sc_core::wait(c.dataEvent());
-    stallInput_ += now() - t0;
-    waiting_.clear();
-}
-
 const Token& OperatorProcess::peek(int in, int ahead) {
     // A stop rides with the data before it, so a producer stalled on a full stream is about to send data: the
     // consumer can tell that no stop follows without the slot that data would need (as the roofline does).
     static const Token kPendingData = Token::data(step::Element{});
     TokenChannel& c = *in_.at(in);
-    while (!c.available(ahead)) {
-        if (ahead > 0 && c.available(ahead - 1) && c.producerWaiting()) return kPendingData;
-        c.setLookaheadWaiting(ahead > 0);
-        Cycle t0 = now();
-        waiting_ = fmt::format("input {} on {}", in, c.label());
-        sc_core::wait(c.dataEvent());
-        stallInput_ += now() - t0;
-        waiting_.clear();
-        c.setLookaheadWaiting(false);
-    }
-    if (ahead == 0)
-        while (c.headVisible() > now())
-            waitInput(c, "input");
-    return c.token(ahead);
+    const Cycle t0 = now();
+    waiting_ = fmt::format("input {} on {}", in, c.label());
+    bool sent = c.waitSent(ahead);
+    if (sent && ahead == 0) c.waitHead();
+    stallInput_ += now() - t0;
+    waiting_.clear();
+    return sent ? c.token(ahead) : kPendingData;
 }
 
 Token OperatorProcess::pop(int in) {

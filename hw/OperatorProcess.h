@@ -64,7 +64,6 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
         int ticket; // -1: waits only for the tokens ahead of it
     };
     void run();
-    void waitInput(TokenChannel& c, const char* what);
     void flush();
 
     const step::Operator& op_;

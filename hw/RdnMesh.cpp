@@ -86,7 +86,7 @@ int RdnMesh::attach(int row, int col, const std::string& name) {
     e.ejection = static_cast<int>(links_.size());
     addLink(std::move(out));
     endpoints_.push_back(e);
-    endpointFlows_.emplace_back();
+    sourceQueue_.emplace_back();
     return id;
 }
 
@@ -110,7 +110,7 @@ int RdnMesh::addFlow(int src, const std::vector<int>& dsts) {
     Flow f;
     f.src = src;
     f.dsts = dsts;
-    f.nodes.push_back({endpoints_.at(src).injection, {}, {}});
+    f.nodes.push_back({endpoints_.at(src).injection, {}, {}, {}});
     for (std::size_t d = 0; d < dsts.size(); ++d) {
         std::vector<int> path;
         route(endpoints_[src].sw, endpoints_.at(dsts[d]).sw, path);
@@ -122,8 +122,9 @@ int RdnMesh::addFlow(int src, const std::vector<int>& dsts) {
                 if (f.nodes[c].link == link) next = c;
             if (next < 0) {
                 next = static_cast<int>(f.nodes.size());
-                f.nodes.push_back({link, {}, {}});
+                f.nodes.push_back({link, {}, {}, {}});
                 f.nodes[node].children.push_back(next);
+                f.nodes[node].childLinks.push_back(link);
             }
             node = next;
         }
@@ -131,7 +132,6 @@ int RdnMesh::addFlow(int src, const std::vector<int>& dsts) {
     }
     int id = static_cast<int>(flows_.size());
     flows_.push_back(std::move(f));
-    endpointFlows_[src].push_back(id);
     return id;
 }
 
@@ -156,11 +156,9 @@ void RdnMesh::freePacket(int p) {
     freePackets_.push_back(p);
 }
 
-void RdnMesh::send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink,
-                   std::uint64_t tag) {
+int RdnMesh::open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t tag) {
     const Flow& f = flows_.at(flow);
     const int flits = static_cast<int>(std::max<std::int64_t>(1, (bytes + o_.flitBytes - 1) / o_.flitBytes));
-    const int parts = o_.flitLevel ? flits : 1;
     int msg;
     if (freeMessages_.empty()) {
         msg = static_cast<int>(messages_.size());
@@ -171,52 +169,75 @@ void RdnMesh::send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, Pack
     }
     Message& m = messages_[msg];
     std::size_t nd = f.dsts.size();
+    m.flow = flow;
+    m.bytes = bytes;
+    m.flits = flits;
     m.sink = sink;
     m.tag = tag;
-    m.parts = parts;
+    m.parts = o_.flitLevel ? flits : 1;
     m.got.assign(nd, 0);
     m.head.assign(nd, kNever);
     m.tail.assign(nd, 0);
     m.open = static_cast<int>(nd);
+    return msg;
+}
+
+void RdnMesh::release(int msg, int part, Cycle at, Cycle tailReady) {
+    const Message& m = messages_[msg];
+    Packet p;
+    p.flow = m.flow;
+    p.message = msg;
+    p.flits = m.parts == 1 ? m.flits : 1;
+    p.part = part;
+    p.parts = m.parts;
+    p.bytes = m.parts == 1 ? m.bytes : std::min<std::int64_t>(o_.flitBytes, m.bytes - part * o_.flitBytes);
+    p.live = 1;
+    int pid;
+    if (freePackets_.empty()) {
+        pid = static_cast<int>(packets_.size());
+        packets_.push_back(p);
+    } else {
+        pid = freePackets_.back();
+        freePackets_.pop_back();
+        packets_[pid] = p;
+    }
+    Visit v;
+    v.packet = pid;
+    v.req = at;
+    v.tailReady = std::max(tailReady, at);
+    v.children = 1;
+    v.firstLink = flows_[m.flow].nodes[0].link;
+    switches_[endpoints_[flows_[m.flow].src].sw]->enqueue(-1, newVisit(std::move(v)));
+}
+
+void RdnMesh::send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink,
+                   std::uint64_t tag) {
+    const int msg = open(flow, bytes, sink, tag);
+    const int parts = messages_[msg].parts;
+    // One flit per cycle from the source; the last one no earlier than the tail is ready.
     for (int i = 0; i < parts; ++i) {
-        Packet p;
-        p.flow = flow;
-        p.message = msg;
-        p.flits = parts == 1 ? flits : 1;
-        p.bytes = parts == 1 ? bytes : std::min<std::int64_t>(o_.flitBytes, bytes - i * o_.flitBytes);
-        p.live = 1;
-        int pid;
-        if (freePackets_.empty()) {
-            pid = static_cast<int>(packets_.size());
-            packets_.push_back(p);
-        } else {
-            pid = freePackets_.back();
-            freePackets_.pop_back();
-            packets_[pid] = p;
-        }
-        Visit v;
-        v.packet = pid;
-        // One flit per cycle from the source; the last one no earlier than the tail is ready.
         Cycle first = parts == 1 ? at : std::max<Cycle>(at + i, tailReady - (parts - 1 - i));
-        v.req = first;
-        v.tailReady = parts == 1 ? std::max(tailReady, at) : first;
-        v.done.assign(1, false);
-        switches_[endpoints_[f.src].sw]->enqueue(-1, newVisit(std::move(v)));
+        release(msg, i, first, parts == 1 ? tailReady : first);
     }
 }
 
 void RdnMesh::deliver(int packet, int dest, Cycle head, Cycle tail) {
-    flitsDelivered_ += packets_[packet].flits;
-    int msg = packets_[packet].message;
-    Message& m = messages_[msg];
+    const Packet p = packets_[packet];
+    flitsDelivered_ += p.flits;
+    Message& m = messages_[p.message];
+    // Callbacks may send (and so grow messages_): take what they need first.
+    PacketSink* sink = m.sink;
+    const std::uint64_t tag = m.tag;
+    const int parts = m.parts;
     m.head[dest] = std::min(m.head[dest], head);
     m.tail[dest] = std::max(m.tail[dest], tail);
-    if (++m.got[dest] < m.parts) return;
-    PacketSink* sink = m.sink;
-    std::uint64_t tag = m.tag;
-    Cycle h = m.head[dest], t = m.tail[dest];
-    if (--m.open == 0) freeMessages_.push_back(msg);
-    sink->delivered(tag, dest, h, t);
+    const bool complete = ++m.got[dest] == parts;
+    const Cycle h = m.head[dest], t = m.tail[dest];
+    if (complete && --m.open == 0) freeMessages_.push_back(p.message);
+    if (sink->wantsParts())
+        sink->partDelivered(tag, dest, p.part, parts, p.bytes, head, tail);
+    else if (complete)
+        sink->delivered(tag, dest, h, t);
 }
 
 int RdnMesh::hops(int src, int dst) const {

@@ -27,13 +27,18 @@ namespace steprdu::hw {
 
 class RdnSwitch;
 
-// Receives the deliveries of the packets sent on its behalf (a stream's route).
+// Receives the deliveries of what was sent on its behalf (a stream's route).
 class PacketSink {
   public:
     virtual ~PacketSink() = default;
-    // The packet `tag` reached destination `dest` of its flow: its first flit at `head`, its last flit at
+    // What `tag` sent reached destination `dest` of its flow: its first flit at `head`, its last flit at
     // `tail` (both may lie in the future of the calling cycle).
     virtual void delivered(std::uint64_t tag, int dest, Cycle head, Cycle tail) = 0;
+    // A sink that forwards data as it arrives (a stage buffer) hears of each packet instead: part `part` of
+    // `parts` (one unless the flit-level mode split the send), `bytes` long.
+    virtual bool wantsParts() const { return false; }
+    virtual void partDelivered(std::uint64_t tag, int dest, int part, int parts, std::int64_t bytes,
+                               Cycle head, Cycle tail) {}
 };
 
 struct MeshOptions {
@@ -61,6 +66,11 @@ class RdnMesh : public sc_core::sc_module {
     // Sends `bytes` on `flow`: the head may enter at `at` (>= now), the tail is ready no earlier than
     // `tailReady`. The sink hears of each destination's arrival.
     void send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag);
+    // The same in steps, for data forwarded as it arrives: open() a message of `bytes` and release() each of
+    // its parts() in order (one, unless the flit-level mode splits it into flits).
+    int open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t tag);
+    int parts(int message) const { return messages_[message].parts; }
+    void release(int message, int part, Cycle at, Cycle tailReady);
 
     // Switches a packet crosses from `src` to `dst`.
     int hops(int src, int dst) const;
@@ -95,22 +105,26 @@ class RdnMesh : public sc_core::sc_module {
         bool held = false;
         std::int64_t flits = 0;  // flits sent so far: flit k uses slot k mod buffer
         std::vector<Cycle> slot; // per downstream slot: when its credit is back (kNever = still occupied)
-        int rr = 0;              // round-robin pointer over input ports (or flows, for injection)
+        int rr = 0;              // round-robin pointer over input ports
+        int requests = 0;        // buffer heads that want this link now
+        int lockedTo = -1;       // flit-level mode: the input port whose packet owns it until its tail
         std::int64_t busyCycles = 0, bytes = 0, packets = 0;
     };
     struct FlowNode {
         int link = -1;
         std::vector<int> children;
-        std::vector<int> dests; // an ejection node: indices into the flow's destinations
+        std::vector<int> childLinks; // the children's links, in the same order
+        std::vector<int> dests;      // an ejection node: indices into the flow's destinations
     };
     struct Flow {
         int src = -1;
         std::vector<int> dsts;
         std::vector<FlowNode> nodes; // node 0 is the source's injection link
-        std::deque<int> queue;       // packets waiting at the source (visits)
     };
     // What one send() carries; the flit-level mode splits it into one packet per flit.
     struct Message {
+        int flow = -1, flits = 1;
+        std::int64_t bytes = 0;
         PacketSink* sink = nullptr;
         std::uint64_t tag = 0;
         int parts = 1;
@@ -120,6 +134,7 @@ class RdnMesh : public sc_core::sc_module {
     };
     struct Packet {
         int flow = -1, flits = 0, message = -1;
+        int part = 0, parts = 1; // flit-level mode: this flit's place in its packet
         std::int64_t bytes = 0;
         int live = 0; // visits not yet finished
     };
@@ -132,8 +147,9 @@ class RdnMesh : public sc_core::sc_module {
         Cycle tailReady = 0;
         std::int64_t k0 = 0; // its first flit's index on the arrival link
         Cycle arrivalGrant = 0, arrivalTail = 0;
-        int granted = 0;
-        std::vector<bool> done; // per child
+        int granted = 0, children = 1;
+        int firstLink = -1;     // the link of its first branch (its only one, unless it is a multicast fork)
+        std::uint64_t done = 0; // a bit per child granted (a switch has far fewer than 64 outputs)
         Cycle maxGrant = 0, maxTail = 0;
         double maxInv = 1;
     };
@@ -159,7 +175,8 @@ class RdnMesh : public sc_core::sc_module {
     };
     std::vector<EndpointInfo> endpoints_;
     std::vector<Flow> flows_;
-    std::vector<std::vector<int>> endpointFlows_; // flows each endpoint sends, in creation order
+    std::vector<std::deque<int>>
+        sourceQueue_; // per endpoint: visits waiting for its injection link, in order
     std::vector<Message> messages_;
     std::vector<int> freeMessages_;
     std::vector<Packet> packets_;

@@ -27,13 +27,13 @@ int RdnSwitch::addInputPort() {
 }
 
 void RdnSwitch::process() {
-    std::vector<int> links;
+    due_.clear();
     while (calendar_.due()) {
         int l = calendar_.pop();
-        if (std::find(links.begin(), links.end(), l) == links.end()) links.push_back(l);
+        if (std::find(due_.begin(), due_.end(), l) == due_.end()) due_.push_back(l);
     }
     try {
-        for (int l : links)
+        for (int l : due_)
             arbitrate(l);
     } catch (...) { // a delivery's consumer found bad input (e.g. a stage buffer that does not fit)
         failSimulation(std::current_exception());
@@ -50,35 +50,38 @@ Cycle RdnSwitch::ready(int visit) const {
 
 bool RdnSwitch::wants(int visit, int link, int* child) const {
     const auto& v = mesh_.visits_[visit];
-    const auto& flow = mesh_.flows_[mesh_.packets_[v.packet].flow];
-    if (v.node < 0) {
+    if (v.children == 1) {
         *child = 0;
-        return !v.done[0] && flow.nodes[0].link == link;
+        return v.firstLink == link && !(v.done & 1);
     }
-    const auto& kids = flow.nodes[v.node].children;
-    for (std::size_t c = 0; c < kids.size(); ++c)
-        if (!v.done[c] && flow.nodes[kids[c]].link == link) {
+    const auto& links = mesh_.flows_[mesh_.packets_[v.packet].flow].nodes[v.node].childLinks;
+    for (std::size_t c = 0; c < links.size(); ++c)
+        if (links[c] == link && !(v.done >> c & 1)) {
             *child = static_cast<int>(c);
             return true;
         }
     return false;
 }
 
+// A visit became the head of its buffer: it asks for each link of its branches.
 void RdnSwitch::requestLinks(int visit) {
     const auto& v = mesh_.visits_[visit];
     const auto& flow = mesh_.flows_[mesh_.packets_[v.packet].flow];
     Cycle at = ready(visit);
     if (v.node < 0) {
+        ++mesh_.links_[flow.nodes[0].link].requests;
         wake(flow.nodes[0].link, at);
         return;
     }
-    for (int c : flow.nodes[v.node].children)
-        wake(flow.nodes[c].link, at);
+    for (int l : flow.nodes[v.node].childLinks) {
+        ++mesh_.links_[l].requests;
+        wake(l, at);
+    }
 }
 
 void RdnSwitch::enqueue(int port, int visit) {
-    if (port < 0) { // at its source: the flow's own queue
-        auto& q = mesh_.flows_[mesh_.packets_[mesh_.visits_[visit].packet].flow].queue;
+    if (port < 0) { // at its source, in the order it was sent
+        auto& q = mesh_.sourceQueue_[mesh_.flows_[mesh_.packets_[mesh_.visits_[visit].packet].flow].src];
         q.push_back(visit);
         if (q.size() == 1) requestLinks(visit);
         return;
@@ -89,14 +92,15 @@ void RdnSwitch::enqueue(int port, int visit) {
 
 void RdnSwitch::arbitrate(int li) {
     RdnMesh::Link& L = mesh_.links_[li];
-    if (L.held) return; // the packet holding it wakes it when granted downstream
+    if (L.held || L.requests == 0) return; // a holder's next grant, or a new request, wakes it again
     const Cycle t = now();
     if (L.busyUntil > t) return wake(li, L.busyUntil);
-    // Candidates: the head of each input buffer (or of each flow queue at the source) that wants this link.
-    std::vector<int> heads;
+    // Candidates: the head of each input buffer (or of the source's queue) that wants this link.
+    std::vector<int>& heads = heads_;
+    heads.clear();
     if (L.injection) {
-        for (int f : mesh_.endpointFlows_[L.endpoint])
-            heads.push_back(mesh_.flows_[f].queue.empty() ? -1 : mesh_.flows_[f].queue.front());
+        const auto& q = mesh_.sourceQueue_[L.endpoint];
+        heads.push_back(q.empty() ? -1 : q.front());
     } else {
         for (const auto& p : ports_)
             heads.push_back(p.fifo.empty() ? -1 : p.fifo.front());
@@ -104,7 +108,9 @@ void RdnSwitch::arbitrate(int li) {
     int n = static_cast<int>(heads.size());
     Cycle soonest = kNever;
     for (int k = 0; k < n; ++k) {
-        int i = (L.rr + k) % n;
+        // Wormhole in the flit-level mode: a link stays with one packet's flits from its head to its tail.
+        int i = L.lockedTo >= 0 ? L.lockedTo : (L.rr + k) % n;
+        if (L.lockedTo >= 0 && k > 0) break;
         int child = 0;
         if (heads[i] < 0 || !wants(heads[i], li, &child)) continue;
         Cycle r = ready(heads[i]);
@@ -125,6 +131,8 @@ void RdnSwitch::arbitrate(int li) {
         }
         if (start > t) return wake(li, start);
         L.rr = (i + 1) % n;
+        const auto& granted = mesh_.packets_[mesh_.visits_[heads[i]].packet];
+        if (granted.parts > 1) L.lockedTo = granted.part + 1 < granted.parts ? i : -1;
         grant(li, heads[i], child);
         return;
     }
@@ -154,10 +162,11 @@ void RdnSwitch::grant(int li, int vi, int child) {
     L.busyCycles += occupancy;
     L.bytes += bytes;
     ++L.packets;
+    --L.requests;
     ++m.grants_;
     {
         auto& v = m.visits_[vi];
-        v.done[child] = true;
+        v.done |= std::uint64_t(1) << child;
         ++v.granted;
         v.maxGrant = std::max(v.maxGrant, g);
         v.maxInv = std::max(v.maxInv, L.inv);
@@ -178,14 +187,15 @@ void RdnSwitch::grant(int li, int vi, int child) {
         nv.k0 = k0;
         nv.arrivalGrant = g;
         nv.arrivalTail = tail;
-        nv.done.assign(m.flows_[flow].nodes[node].children.size(), false);
+        nv.children = static_cast<int>(m.flows_[flow].nodes[node].children.size());
+        nv.firstLink = nv.children ? m.flows_[flow].nodes[node].childLinks.front() : -1;
         ++m.packets_[packet].live;
         int id = m.newVisit(std::move(nv));
         m.switches_[toSwitch]->enqueue(toPort, id);
     }
     const auto& v = m.visits_[vi];
-    if (v.granted == static_cast<int>(v.done.size())) finish(vi);
-    if (!m.links_[li].held) wake(li, m.links_[li].busyUntil);
+    if (v.granted == v.children) finish(vi);
+    if (!m.links_[li].held && m.links_[li].requests > 0) wake(li, m.links_[li].busyUntil);
 }
 
 // Every branch of the visit has its link: its flits leave this buffer, so the arrival link's slots free
@@ -212,14 +222,14 @@ void RdnSwitch::finish(int vi) {
                 U.busyUntil = std::max(v.arrivalTail, crossed + m.o_.creditLatency + 1);
                 U.held = false;
             }
-            m.switches_[U.arbiter]->wake(ui, now());
+            if (U.requests > 0) m.switches_[U.arbiter]->wake(ui, now());
         }
         Port& port = ports_[v.inPort];
         port.fifo.pop_front();
         port.nextFree = v.maxTail;
         if (!port.fifo.empty()) requestLinks(port.fifo.front());
     } else {
-        auto& q = m.flows_[p.flow].queue;
+        auto& q = m.sourceQueue_[m.flows_[p.flow].src];
         q.pop_front();
         if (!q.empty()) requestLinks(q.front());
     }

@@ -44,6 +44,7 @@ class RdnSwitch : public sc_core::sc_module {
     sc_core::sc_event wake_;
     Calendar<int> calendar_;
     std::vector<Port> ports_;
+    std::vector<int> due_, heads_; // scratch of process() and arbitrate()
 };
 
 } // namespace steprdu::hw

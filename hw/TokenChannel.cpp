@@ -94,6 +94,27 @@ void TokenChannel::arrived(std::uint64_t seq, Cycle arrival) {
     if (idx == 0) notifyAt(dataEvent_, entries_.front().visible);
 }
 
+bool TokenChannel::waitSent(int ahead) {
+    while (!available(ahead)) {
+        if (ahead > 0 && available(ahead - 1) && producerWaiting_) return false;
+        lookaheadWaiting_ = ahead > 0;
+        sc_core::wait(dataEvent_);
+        lookaheadWaiting_ = false;
+    }
+    return true;
+}
+
+void TokenChannel::waitHead() {
+    waitSent(0);
+    while (headVisible() > now()) {
+        Cycle v = headVisible();
+        if (v != kNever)
+            waitUntil(v);
+        else
+            sc_core::wait(dataEvent_);
+    }
+}
+
 step::Token TokenChannel::read() {
     Entry e = std::move(entries_.front());
     entries_.pop_front();

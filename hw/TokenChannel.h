@@ -36,14 +36,17 @@ class TokenChannel : public sc_core::sc_prim_channel {
     // Hands the token to the route; it enters the fabric at `at` (>= now). Returns its sequence number.
     std::uint64_t send(step::Token t, std::int64_t bytes, Cycle at);
     bool producerWaiting() const { return producerWaiting_; }
-    // Set while the consumer waits for a token behind the head to be sent (look-ahead).
-    void setLookaheadWaiting(bool w) { lookaheadWaiting_ = w; }
 
     // Route side: token `seq` reached the consumer's side at `arrival`.
     void arrived(std::uint64_t seq, Cycle arrival);
 
     // Consumer side. `available(ahead)`: the token `ahead` places behind the head has been sent.
     bool available(int ahead) const { return static_cast<int>(entries_.size()) > ahead; }
+    // Blocks until the token `ahead` places behind the head has been sent; returns false instead when the
+    // producer stalls for a credit right before it (the token will be data: stops take no credit).
+    bool waitSent(int ahead);
+    // Blocks until the head token is visible (arrived, and not before the one ahead of it).
+    void waitHead();
     const step::Token& token(int ahead) const { return entries_[ahead].token; }
     // When the head is visible (kNever if it has not arrived).
     Cycle headVisible() const { return entries_.empty() ? kNever : entries_.front().visible; }

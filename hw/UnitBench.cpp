@@ -41,13 +41,7 @@ struct Drain : sc_core::sc_module {
     Drain(sc_core::sc_module_name n, TokenChannel& ch) : sc_module(n), ch_(ch) { SC_THREAD(run); }
     void run() {
         for (;;) {
-            while (!ch_.available(0) || ch_.headVisible() > now()) {
-                Cycle v = ch_.headVisible();
-                if (ch_.available(0) && v != kNever)
-                    waitUntil(v);
-                else
-                    sc_core::wait(ch_.dataEvent());
-            }
+            ch_.waitHead();
             Token t = ch_.read();
             if (t.isData()) {
                 lastData = now();

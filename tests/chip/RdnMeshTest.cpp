@@ -81,7 +81,7 @@ TEST_P(RdnMeshModes, TwoFlowsSharingALinkGetHalfItsBandwidthEach) {
         d2 = mesh.attach(1, 3, "d2");
     int fa = mesh.addFlow(a, {d1}), fb = mesh.addFlow(b, {d2});
     Recorder rec;
-    const int n = 400, flits = 4;
+    const int n = 25, flits = 64;
     Sender sa("sa", mesh, rec, fa, n, flits, 0, 0);
     Sender sb("sb", mesh, rec, fb, n, flits, 0, 100000);
     sc_core::sc_start();

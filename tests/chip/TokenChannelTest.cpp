@@ -47,12 +47,7 @@ struct Consumer : sc_core::sc_module {
     Consumer(sc_core::sc_module_name n, TokenChannel& c) : sc_module(n), ch(c) { SC_THREAD(run); }
     void run() {
         for (;;) {
-            while (!ch.available(0) || ch.headVisible() > now()) {
-                if (ch.available(0) && ch.headVisible() != kNever)
-                    waitUntil(ch.headVisible());
-                else
-                    sc_core::wait(ch.dataEvent());
-            }
+            ch.waitHead();
             Token t = ch.read();
             got.emplace_back(t.kind, now());
             if (t.isDone()) return;

@@ -138,3 +138,26 @@ TEST(CycleEndToEnd, FunctionalRunsMatchTheInterpreter) {
         EXPECT_LE(c["rel_error"].get<double>(), 1e-4);
     }
 }
+
+// The packet-level fabric against the flit-level one (every flit its own packet, wormhole): on small
+// workloads they agree within 3% (measured: identical for swiglu, gemm and copy, 2.2% on dynamic attention).
+TEST(CycleEndToEnd, FlitLevelFabricConfirmsThePacketModel) {
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases{
+        {"swiglu", {}},
+        {"gemm", {}},
+        {"copy", {"streams=4"}},
+        {"attention", {"batch=8"}},
+        {"attention", {"batch=8", "strategy=coarse"}},
+    };
+    for (const auto& [tb, knobs] : cases) {
+        SCOPED_TRACE(tb + (knobs.empty() ? "" : " " + knobs.back()));
+        tb::RunRequest r;
+        r.testbench = tb;
+        r.knobs = knobs;
+        r.backend = "cycle";
+        auto packet = tb::runTestbench(r)["cycles"].get<double>();
+        r.sets = {"rdn.flit_level=true"};
+        auto flit = tb::runTestbench(r)["cycles"].get<double>();
+        EXPECT_NEAR(flit / packet, 1.0, 0.03);
+    }
+}
