@@ -48,6 +48,13 @@ const std::vector<StatDef>& statDefinitions() {
     return defs;
 }
 
+std::string statsMarkdown() {
+    std::string out = "| stat | unit | definition |\n|---|---|---|\n";
+    for (const auto& d : statDefinitions())
+        out += fmt::format("| `{}` | {} | {} |\n", d.name, d.unit, d.description);
+    return out;
+}
+
 void StatsRegistry::add(const std::string& path, const std::string& name, double value) {
     for (const auto& d : statDefinitions())
         if (d.name == name) {

@@ -15,6 +15,8 @@ struct StatDef {
 
 // Every stat name the cycle backend reports, in document order.
 const std::vector<StatDef>& statDefinitions();
+// The table of docs/stats.md: name, unit, definition.
+std::string statsMarkdown();
 
 struct Stat {
     std::string path; // the module or channel it describes, e.g. "chip.pcu_r3c7"

@@ -79,8 +79,7 @@ int cmdMeshTraffic(const std::vector<std::string>& args) {
                              r["offered_flits_per_node_cycle"].get<double>());
     std::cout << fmt::format("  accepted               {:.4f} flits/node/cycle{}\n",
                              r["accepted_flits_per_node_cycle"].get<double>(),
-                             r["saturated"].get<bool>() ? " (saturated)"
-                                                        : "");
+                             r["saturated"].get<bool>() ? " (saturated)" : "");
     std::cout << fmt::format("  latency                mean {:.1f}, p99 {:.0f} cycles (zero-load {:.1f})\n",
                              r["latency_mean_cycles"].get<double>(), r["latency_p99_cycles"].get<double>(),
                              r["zero_load_latency_cycles"].get<double>());

@@ -11,6 +11,7 @@
 #include "hw/ConfigSchema.h"
 #include "hw/HwConfigLoader.h"
 #include "hw/MeshTraffic.h"
+#include "hw/Stats.h"
 #include "step_ops/Interpreter.h"
 #include "step_ops/Metrics.h"
 #include "testbenches/Calibration.h"
@@ -28,8 +29,8 @@ using namespace steprdu;
 namespace {
 
 const char* kUsage = R"(usage:
-  steprdu list [--json] [--keys]              testbenches (knobs, defaults, docs) and hardware presets;
-                                              --keys: every hardware configuration key
+  steprdu list [--json] [--keys] [--stats]    testbenches (knobs, defaults, docs) and hardware presets;
+                                              --keys: every hardware key; --stats: every cycle-backend stat
   steprdu run <testbench> [knob=value ...] [--backend roofline|interp|cycle] [--functional]
               [--hw <preset|file.yaml>] [--set <hw.key.path>=<value> ...] [--out DIR] [--json]
   steprdu analyze <testbench> [knob=value ...] [--json]   symbolic metrics only, no simulation
@@ -51,7 +52,7 @@ struct Common {
     std::int64_t maxCycles = 0;
     double maxWallSeconds = 0;
     std::vector<std::string> sets;
-    bool json = false, help = false, functional = false, keys = false;
+    bool json = false, help = false, functional = false, keys = false, stats = false;
 };
 
 Common parse(const std::string& cmd, const std::vector<std::string>& args) {
@@ -61,7 +62,9 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
                        "show this help")("json", po::bool_switch(&c.json), "print one JSON object on stdout");
     if (cmd == "list")
         opts.add_options()("keys", po::bool_switch(&c.keys),
-                           "print the hardware configuration keys as a Markdown table (docs/config.md)");
+                           "print the hardware configuration keys as a Markdown table (docs/config.md)")(
+            "stats", po::bool_switch(&c.stats),
+            "print the cycle backend's stats as a Markdown table (docs/stats.md)");
     if (cmd == "run")
         opts.add_options()(
             "backend", po::value(&c.backend)->default_value("roofline"),
@@ -136,6 +139,10 @@ nlohmann::json listJson() {
 int cmdList(const Common& c) {
     if (c.keys) {
         std::cout << hw::schemaMarkdown();
+        return 0;
+    }
+    if (c.stats) {
+        std::cout << hw::statsMarkdown();
         return 0;
     }
     auto j = listJson();
@@ -366,8 +373,8 @@ int cmdBench(const Common& c) {
         std::string backend = "roofline", hw = "step_eval";
     };
     const std::string mixtral = moe("mixtral", "mixtral_b64/008_010.csv");
-    const std::string kv = real ? "trace=" + shared + "/traces/kv_lengths/b64/conv_stdev0996_4007_4070.csv"
-                                : "batch=64";
+    const std::string kv =
+        real ? "trace=" + shared + "/traces/kv_lengths/b64/conv_stdev0996_4007_4070.csv" : "batch=64";
     std::vector<Case> cases{{"moe mixtral b64 tile 16", "moe", {"model=mixtral", mixtral, "tile_n=16"}}};
     for (auto [model, file] :
          {std::pair{"mixtral", "mixtral_b64/008_010.csv"}, std::pair{"qwen", "qwen_b64/032_012.csv"}})
@@ -376,7 +383,8 @@ int cmdBench(const Common& c) {
                              "moe",
                              {std::string("model=") + model, moe(model, file), std::string("tile_n=") + t}});
     for (auto s : {"coarse", "interleaved", "dynamic"})
-        cases.push_back({fmt::format("attention b64 {}", s), "attention", {std::string("strategy=") + s, kv}});
+        cases.push_back(
+            {fmt::format("attention b64 {}", s), "attention", {std::string("strategy=") + s, kv}});
     // The cycle backend on the same workloads (its issue's speed cases), and Fig 8's SwiGLU.
     cases.push_back({"moe mixtral b64 tile 16", "moe", {"model=mixtral", mixtral, "tile_n=16"}, "cycle"});
     cases.push_back({"attention b64 dynamic", "attention", {"strategy=dynamic", kv}, "cycle"});
@@ -384,8 +392,8 @@ int cmdBench(const Common& c) {
     nlohmann::json out = nlohmann::json::array();
     double fig9 = 0;
     if (!c.json)
-        std::cout << fmt::format("{:28} {:9} {:>12} {:>9} {:>12} {:>12}\n", "case", "backend", "cycles", "wall s",
-                                 "cycles/s", "events/s");
+        std::cout << fmt::format("{:28} {:9} {:>12} {:>9} {:>12} {:>12}\n", "case", "backend", "cycles",
+                                 "wall s", "cycles/s", "events/s");
     auto row = [&](const std::string& name, const std::string& backend, const nlohmann::json& j) {
         double wall = j["wall_seconds"].get<double>();
         nlohmann::json r{{"case", name},
@@ -396,11 +404,11 @@ int cmdBench(const Common& c) {
         if (j.contains("events_per_second")) r["events_per_second"] = j["events_per_second"];
         out.push_back(r);
         if (!c.json)
-            std::cout << fmt::format("{:28} {:9} {:>12} {:>9.2f} {:>12.3g} {:>12}\n", name, backend,
-                                     j["cycles"].get<std::int64_t>(), wall, j["sim_cycles_per_second"].get<double>(),
-                                     j.contains("events_per_second")
-                                         ? fmt::format("{:.3g}", j["events_per_second"].get<double>())
-                                         : "");
+            std::cout << fmt::format(
+                "{:28} {:9} {:>12} {:>9.2f} {:>12.3g} {:>12}\n", name, backend,
+                j["cycles"].get<std::int64_t>(), wall, j["sim_cycles_per_second"].get<double>(),
+                j.contains("events_per_second") ? fmt::format("{:.3g}", j["events_per_second"].get<double>())
+                                                : "");
     };
     for (auto& k : cases) {
         tb::RunRequest req;

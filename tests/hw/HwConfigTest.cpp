@@ -318,6 +318,7 @@ TEST(HwSchema, DocsHoldTheGeneratedTable) {
     ASSERT_NE(b, std::string::npos);
     ASSERT_NE(e, std::string::npos);
     EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), schemaMarkdown())
-        << "replace the table in docs/config.md with the output of `steprdu list --keys`:\n"
+        << "replace the table in docs/config.md with the output of `steprdu list --keys` "
+           "(scripts/update-doc-tables.sh):\n"
         << schemaMarkdown();
 }
