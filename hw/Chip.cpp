@@ -1,54 +1,18 @@
 #include "hw/Chip.h"
 
-#include <cctype>
-
 #include <fmt/format.h>
 
 #include "hw/pnr/FirstPlacement.h"
+#include "util/Strings.h"
 
 namespace steprdu::hw {
-
-namespace {
-
-// Constructs a module as a child of `parent`, which has finished its own construction.
-template <class T, class... A> std::unique_ptr<T> childOf(sc_core::sc_module& parent, A&&... args) {
-    auto* ctx = sc_core::sc_get_curr_simcontext();
-    ctx->hierarchy_push(&parent);
-    auto m = std::make_unique<T>(std::forward<A>(args)...);
-    ctx->hierarchy_pop();
-    return m;
-}
-
-// Operator names become module names: letters, digits and underscores.
-std::string moduleName(const std::string& op) {
-    std::string s;
-    for (char c : op)
-        s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    return s;
-}
-
-} // namespace
 
 Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph& g, const pnr::Placement& p,
            step::TensorStore& store, const StreamSettings& s)
     : sc_core::sc_module(name), cfg_(cfg), layout_(cfg.chip), tensorBase_(Agcu::layout(g)) {
     layout_.validateUnitNames(cfg_);
     hbm_ = std::make_unique<SimpleHbm>("hbm", cfg_.hbm, cfg_.roofline.step_compat);
-    if (cfg_.rdn.topology == "mesh") {
-        MeshOptions o;
-        o.rows = layout_.rows();
-        o.cols = layout_.cols();
-        o.dieCols = cfg_.chip.dies > 1 ? cfg_.chip.die_tile_cols * cfg_.chip.cols : 0;
-        o.flitBytes = cfg_.rdn.flit_bytes;
-        o.switchLatency = cfg_.rdn.switch_latency_cycles;
-        o.linkLatency = cfg_.rdn.link_latency_cycles;
-        o.creditLatency = cfg_.rdn.credit_latency_cycles;
-        o.bufferFlits = cfg_.rdn.vc_buffer_flits;
-        o.d2dLatency = cfg_.chip.d2d_latency_cycles;
-        o.controlHop = cfg_.rdn.control_hop_cycles;
-        o.flitLevel = cfg_.rdn.flit_level;
-        mesh_ = std::make_unique<RdnMesh>("rdn", o);
-    }
+    if (cfg_.rdn.topology == "mesh") mesh_ = std::make_unique<RdnMesh>("rdn", meshOptions(cfg_));
     for (int r = 0; r < layout_.rows(); ++r)
         for (int c = 0; c < layout_.cols(); ++c) {
             UnitKind k = layout_.siteKind(r, c);
@@ -70,9 +34,9 @@ Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph&
         const auto& op = g.op(i);
         const auto& place = p.ops.at(i);
         Unit& host = unitAt(place.host());
-        ops_.push_back(childOf<OperatorProcess>(host, moduleName(op.name()).c_str(), op, host,
-                                                static_cast<int>(place.units.size()), store, s.functional,
-                                                s.timingElemBytes));
+        ops_.push_back(makeChild<OperatorProcess>(host, identifier(op.name()).c_str(), op, host,
+                                                  static_cast<int>(place.units.size()), store, s.functional,
+                                                  s.timingElemBytes));
         if (place.folded) continue;
         for (const auto& site : place.units) {
             if (site.kind == UnitKind::Agcu) {

@@ -136,18 +136,11 @@ nlohmann::json runMeshTraffic(const HwConfig& cfg, const TrafficOptions& opts) {
     }
     checkTrafficOptions(o);
     initSimTime();
-    MeshOptions m;
+    MeshOptions m = meshOptions(cfg);
     m.rows = o.rows;
     m.cols = o.cols;
-    m.dieCols = wholeChip && cfg.chip.dies > 1 ? cfg.chip.die_tile_cols * cfg.chip.cols : 0;
-    m.flitBytes = cfg.rdn.flit_bytes;
-    m.switchLatency = cfg.rdn.switch_latency_cycles;
-    m.linkLatency = cfg.rdn.link_latency_cycles;
-    m.creditLatency = cfg.rdn.credit_latency_cycles;
-    m.bufferFlits = cfg.rdn.vc_buffer_flits;
-    m.d2dLatency = cfg.chip.d2d_latency_cycles;
-    m.controlHop = cfg.rdn.control_hop_cycles;
-    m.flitLevel = o.flitLevel;
+    if (!wholeChip) m.dieCols = 0;
+    m.flitLevel = o.flitLevel || cfg.rdn.flit_level;
     RdnMesh mesh("rdn", m);
     TrafficGenerator gen("traffic", mesh, o);
     const auto start = std::chrono::steady_clock::now();

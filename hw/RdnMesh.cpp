@@ -16,6 +16,22 @@ const int kDr[] = {-1, 0, 1, 0};
 const int kDc[] = {0, 1, 0, -1};
 } // namespace
 
+MeshOptions meshOptions(const HwConfig& cfg) {
+    MeshOptions o;
+    o.rows = cfg.chip.gridRows();
+    o.cols = cfg.chip.gridCols();
+    o.dieCols = cfg.chip.dies > 1 ? cfg.chip.die_tile_cols * cfg.chip.cols : 0;
+    o.flitBytes = cfg.rdn.flit_bytes;
+    o.switchLatency = cfg.rdn.switch_latency_cycles;
+    o.linkLatency = cfg.rdn.link_latency_cycles;
+    o.creditLatency = cfg.rdn.credit_latency_cycles;
+    o.bufferFlits = cfg.rdn.vc_buffer_flits;
+    o.d2dLatency = cfg.chip.d2d_latency_cycles;
+    o.controlHop = cfg.rdn.control_hop_cycles;
+    o.flitLevel = cfg.rdn.flit_level;
+    return o;
+}
+
 RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o) : sc_core::sc_module(name), o_(o) {
     for (int r = 0; r < o_.rows; ++r)
         for (int c = 0; c < o_.cols; ++c)

@@ -20,6 +20,7 @@
 
 #include <systemc>
 
+#include "hw/HwConfig.h"
 #include "hw/SimTime.h"
 #include "hw/Stats.h"
 
@@ -53,6 +54,9 @@ struct MeshOptions {
     int controlHop = 1;
     bool flitLevel = false;
 };
+
+// The mesh of a configuration: its whole grid, its RDN parameters.
+MeshOptions meshOptions(const HwConfig& cfg);
 
 class RdnMesh : public sc_core::sc_module {
   public:

@@ -1,26 +1,16 @@
 #include "hw/TokenChannel.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 
 #include "hw/StreamRoute.h"
+#include "util/Strings.h"
 
 namespace steprdu::hw {
 
-namespace {
-// SystemC names allow letters, digits and underscores.
-std::string objectName(const std::string& label) {
-    std::string s;
-    for (char c : label)
-        s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    return s;
-}
-} // namespace
-
 TokenChannel::TokenChannel(const std::string& label, std::int64_t capacity)
-    : sc_core::sc_prim_channel(sc_core::sc_gen_unique_name(objectName(label).c_str())), label_(label),
+    : sc_core::sc_prim_channel(sc_core::sc_gen_unique_name(identifier(label).c_str())), label_(label),
       capacity_(capacity) {}
 
 void TokenChannel::account() {

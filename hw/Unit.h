@@ -2,6 +2,7 @@
 // A hardware unit of the chip (PCU, PMU or AGCU): a SystemC module at a grid site that hosts operator
 // processes and turns their work into time on its own resources. The operators' token logic is theirs
 // (step_ops); the unit decides how long each piece of work takes and when its result is ready.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,16 @@ class Unit : public sc_core::sc_module {
     int endpoint_ = -1;
     std::vector<OperatorProcess*> hosted_;
 };
+
+// Constructs a module as a child of `parent` after `parent` has finished its own construction (an operator
+// process under its host unit).
+template <class T, class... A> std::unique_ptr<T> makeChild(sc_core::sc_module& parent, A&&... args) {
+    auto* ctx = sc_core::sc_get_curr_simcontext();
+    ctx->hierarchy_push(&parent);
+    auto m = std::make_unique<T>(std::forward<A>(args)...);
+    ctx->hierarchy_pop();
+    return m;
+}
 
 // Stops the simulation with `e` (thrown again once sc_start returns); the first failure wins.
 void failSimulation(std::exception_ptr e);

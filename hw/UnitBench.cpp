@@ -87,14 +87,6 @@ nlohmann::json opStats(const OperatorProcess& op) {
               {"memory", s.sum("stall_memory_cycles")}}}};
 }
 
-template <class T, class... A> std::unique_ptr<T> childOf(sc_core::sc_module& parent, A&&... args) {
-    auto* ctx = sc_core::sc_get_curr_simcontext();
-    ctx->hierarchy_push(&parent);
-    auto m = std::make_unique<T>(std::forward<A>(args)...);
-    ctx->hierarchy_pop();
-    return m;
-}
-
 } // namespace
 
 nlohmann::json runPcuBench(const HwConfig& cfg, const PcuBench& b) {
@@ -129,7 +121,7 @@ nlohmann::json runPcuBench(const HwConfig& cfg, const PcuBench& b) {
     const Cycle hop = cfg.rdn.local_hop_cycles;
 
     Pcu pcu("pcu", cfg);
-    auto op = childOf<OperatorProcess>(pcu, "op", g.op(g.findOp("op")), pcu, b.units, store, false, 0);
+    auto op = makeChild<OperatorProcess>(pcu, "op", g.op(g.findOp("op")), pcu, b.units, store, false, 0);
     std::vector<std::unique_ptr<LocalStream>> in;
     std::vector<std::unique_ptr<Feeder>> feeders;
     for (std::size_t i = 0; i < ins.size(); ++i) {
@@ -208,7 +200,7 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     std::vector<std::int64_t> base = Agcu::layout(g);
     SimpleHbm hbm("hbm", cfg.hbm, cfg.roofline.step_compat);
     Agcu agcu("agcu", cfg, 0, hbm, g, base);
-    auto op = childOf<OperatorProcess>(agcu, "load", g.op(g.findOp("load")), agcu, 1, store, false, 0);
+    auto op = makeChild<OperatorProcess>(agcu, "load", g.op(g.findOp("load")), agcu, 1, store, false, 0);
     LocalStream out("out", cfg.rdn.local_hop_cycles);
     op->addOutput(&out.channel);
     Drain drain("drain", out.channel);

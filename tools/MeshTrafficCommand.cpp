@@ -9,6 +9,7 @@
 #include "hw/HwConfigLoader.h"
 #include "hw/MeshTraffic.h"
 #include "tools/Commands.h"
+#include "tools/Options.h"
 #include "util/Error.h"
 #include "util/ForkRun.h"
 
@@ -38,13 +39,7 @@ int cmdMeshTraffic(const std::vector<std::string>& args) {
         "hardware preset or YAML file (its rdn section)")("set", po::value(&sets)->composing(),
                                                           "override a hardware key (repeatable)")(
         "json", po::bool_switch(&json), "print one JSON object on stdout");
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(opts).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        throw BadInput(fmt::format("steprdu meshtraffic: {}", e.what()));
-    }
+    parseOptions("meshtraffic", args, opts, nullptr);
     if (help) {
         std::cout
             << "usage: steprdu meshtraffic --pattern P --rate R [options]\n"

@@ -8,6 +8,7 @@
 #include "hw/UnitBench.h"
 #include "testbenches/Testbench.h"
 #include "tools/Commands.h"
+#include "tools/Options.h"
 #include "util/Error.h"
 #include "util/ForkRun.h"
 
@@ -92,17 +93,7 @@ int cmdUnit(const std::vector<std::string>& args) {
         "hw", po::value(&hw)->default_value("step_eval"), "hardware preset name or YAML file")(
         "set", po::value(&sets)->composing(), "override a hardware key (repeatable)")(
         "json", po::bool_switch(&json), "print one JSON object on stdout");
-    po::options_description all;
-    all.add(opts).add_options()("pos", po::value(&positional));
-    po::positional_options_description pos;
-    pos.add("pos", -1);
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        throw BadInput(fmt::format("steprdu unit: {}", e.what()));
-    }
+    parseOptions("unit", args, opts, &positional);
     if (help) {
         std::cout << kUnitUsage << "\n\n" << opts << "\n";
         return 0;

@@ -20,6 +20,7 @@
 #include "testbenches/Runner.h"
 #include "testbenches/Testbench.h"
 #include "tools/Commands.h"
+#include "tools/Options.h"
 #include "util/Error.h"
 #include "util/ForkRun.h"
 
@@ -89,20 +90,8 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
             "folder with the real traces and references (default: $STEPRDU_SHARED, else ../shared)")(
             "out", po::value(&c.out),
             "write <name>.csv, claims.json or calibration.json here (default: runs/<name>)");
-    po::options_description hidden;
     std::vector<std::string> positional;
-    hidden.add_options()("pos", po::value(&positional));
-    po::options_description all;
-    all.add(opts).add(hidden);
-    po::positional_options_description pos;
-    pos.add("pos", -1);
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        throw BadInput(fmt::format("steprdu {}: {}", cmd, e.what()));
-    }
+    cli::parseOptions(cmd, args, opts, &positional);
     if (c.help) {
         std::cout << kUsage << "\n\n" << opts << "\n";
         return c;

@@ -1,5 +1,7 @@
 #include "util/Strings.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -48,6 +50,13 @@ std::vector<std::string> split(const std::string& s, char sep) {
         }
     }
     out.push_back(cur);
+    return out;
+}
+
+std::string identifier(const std::string& s) {
+    std::string out;
+    for (char c : s)
+        out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
     return out;
 }
 

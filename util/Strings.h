@@ -11,6 +11,8 @@ std::size_t editDistance(const std::string& a, const std::string& b);
 std::optional<std::string> nearestWord(const std::string& word, const std::vector<std::string>& candidates);
 
 std::vector<std::string> split(const std::string& s, char sep);
+// `s` with every character other than a letter, a digit or '_' written as '_' (a SystemC object name).
+std::string identifier(const std::string& s);
 std::string trim(const std::string& s);
 
 // Strict integer parse: the whole string must be a (signed) decimal integer.

@@ -42,12 +42,14 @@ double pearson(const std::vector<double>& x, const std::vector<double>& y) {
 }
 
 // The cycle run beside the roofline run of the same graph: equal off-chip bytes, and no faster than the
-// off-chip bytes at the preset's peak bandwidth allow.
+// preset's peaks allow: its off-chip bytes at the peak bandwidth, its FLOPs on every PCU of the chip.
 void expectSameTraffic(const nlohmann::json& cycle, const nlohmann::json& roofline) {
     EXPECT_EQ(cycle["simulated_off_chip_bytes"], roofline["simulated_off_chip_bytes"]);
     EXPECT_EQ(cycle["simulated_off_chip_bytes"], cycle["off_chip_bytes"]);
     EXPECT_GE(cycle["cycles"].get<double>(),
               cycle["off_chip_bytes"].get<double>() / cycle["peak_offchip_bytes_per_cycle"].get<double>());
+    EXPECT_GE(cycle["cycles"].get<double>(),
+              cycle["graph_flops"].get<double>() / cycle["peak_flops_per_cycle"].get<double>());
 }
 
 } // namespace
@@ -183,4 +185,20 @@ TEST(CycleEndToEnd, StatsAreKeyedByModulePath) {
             input += std::stod(line.substr(line.find(",stall_input_cycles,") + 20));
     EXPECT_DOUBLE_EQ(j["stall_cycles"]["input"].get<double>(), input);
     EXPECT_EQ(j["units_used"]["pcu"], 8);
+}
+
+// Same program, configuration and seed: the same cycles and the same statistics, to the last digit.
+TEST(CycleEndToEnd, RunsAreDeterministic) {
+    for (const auto& [tb, knobs] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+             {"moe", {"hidden=512", "inter=1024", "tile_n=dynamic"}}, {"attention", {"batch=8"}}}) {
+        tb::RunRequest r;
+        r.testbench = tb;
+        r.knobs = knobs;
+        r.backend = "cycle";
+        tb::RunArtifacts a, b;
+        auto x = tb::runTestbench(r, &a), y = tb::runTestbench(r, &b);
+        EXPECT_EQ(x["cycles"], y["cycles"]) << tb;
+        EXPECT_EQ(x["events"], y["events"]) << tb;
+        EXPECT_EQ(a.statsCsv, b.statsCsv) << tb;
+    }
 }
