@@ -108,6 +108,7 @@ std::vector<ConfigKey> buildSchema() {
         key("ddr.bandwidth_bytes_per_cycle", &C::ddr, &DdrConfig::bandwidth_bytes_per_cycle, {1, kMega}, "total DDR bandwidth, B/cycle"),
         key("ddr.latency_cycles", &C::ddr, &DdrConfig::latency_cycles, {0, kBig}, "idle DDR latency, cycles"),
         oneOf(key("rdn.topology", &C::rdn, &RdnConfig::topology, kAny, "mesh (switches with credit flow control) or ideal (a dedicated link per stream, STeP section 4.5)"), {"mesh", "ideal"}),
+        oneOf(key("rdn.routing", &C::rdn, &RdnConfig::routing, kAny, "static routes in dimension order: along the row first (xy) or along the column first (yx)"), {"xy", "yx"}),
         key("rdn.flit_bytes", &C::rdn, &RdnConfig::flit_bytes, {1, 65536}, "vector flit and link width, B"),
         key("rdn.switch_latency_cycles", &C::rdn, &RdnConfig::switch_latency_cycles, {0, 1024}, "switch pipeline (route, arbitrate, traverse), cycles"),
         key("rdn.link_latency_cycles", &C::rdn, &RdnConfig::link_latency_cycles, {1, 1024}, "link between switches, cycles"),

@@ -65,6 +65,7 @@ struct DdrConfig {
 // Reconfigurable dataflow network (vector fabric); stop tokens and credits use the control fabric.
 struct RdnConfig {
     std::string topology = "mesh"; // mesh | ideal (a dedicated link per stream, STeP section 4.5)
+    std::string routing = "xy";    // dimension order: along the row first (xy) or along the column first (yx)
     int flit_bytes = 64;
     int switch_latency_cycles = 1;
     int link_latency_cycles = 1;

@@ -29,6 +29,7 @@ MeshOptions meshOptions(const HwConfig& cfg) {
     o.d2dLatency = cfg.chip.d2d_latency_cycles;
     o.controlHop = cfg.rdn.control_hop_cycles;
     o.flitLevel = cfg.rdn.flit_level;
+    o.columnFirst = cfg.rdn.routing == "yx";
     return o;
 }
 
@@ -106,19 +107,24 @@ int RdnMesh::attach(int row, int col, const std::string& name) {
     return id;
 }
 
-// Dimension order: along the row (X) first, then along the column (Y).
+// Dimension order: along the row (X) first, then along the column (Y); or the other way round.
 void RdnMesh::route(int fromSwitch, int toSwitch, std::vector<int>& links) const {
     int r = fromSwitch / o_.cols, c = fromSwitch % o_.cols;
-    int tr = toSwitch / o_.cols, tc = toSwitch % o_.cols;
-    while (c != tc) {
-        int d = tc > c ? 1 : 3;
-        links.push_back(meshLinks_[switchAt(r, c) * kPorts + d]);
-        c += kDc[d];
-    }
-    while (r != tr) {
-        int d = tr > r ? 2 : 0;
-        links.push_back(meshLinks_[switchAt(r, c) * kPorts + d]);
-        r += kDr[d];
+    const int tr = toSwitch / o_.cols, tc = toSwitch % o_.cols;
+    auto alongRow = [&] {
+        for (; c != tc; c += tc > c ? 1 : -1)
+            links.push_back(meshLinks_[switchAt(r, c) * kPorts + (tc > c ? 1 : 3)]);
+    };
+    auto alongColumn = [&] {
+        for (; r != tr; r += tr > r ? 1 : -1)
+            links.push_back(meshLinks_[switchAt(r, c) * kPorts + (tr > r ? 2 : 0)]);
+    };
+    if (o_.columnFirst) {
+        alongColumn();
+        alongRow();
+    } else {
+        alongRow();
+        alongColumn();
     }
 }
 

@@ -53,6 +53,7 @@ struct MeshOptions {
     int d2dLatency = 0;
     int controlHop = 1;
     bool flitLevel = false;
+    bool columnFirst = false; // yx dimension order
 };
 
 // The mesh of a configuration: its whole grid, its RDN parameters.

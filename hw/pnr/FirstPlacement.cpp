@@ -199,12 +199,23 @@ Placement placeFirst(const step::Graph& g, const HwConfig& cfg, const PlacementO
     // crossing between dies counts as sharing the port, since a row has one link across.
     std::vector<double> portCycles(agcus, 0.0);
     std::map<std::pair<std::pair<int, int>, int>, double> linkCycles; // (switch, direction) -> cycles booked
-    auto route = [&](int r, int c, int tr, int tc) {
+    auto route = [&](int r, int c, int tr, int tc) {                  // as RdnMesh routes, in dimension order
         std::vector<std::pair<std::pair<int, int>, int>> links;
-        for (; c != tc; c += tc > c ? 1 : -1)
-            links.push_back({{r, c}, tc > c ? 1 : 3});
-        for (; r != tr; r += tr > r ? 1 : -1)
-            links.push_back({{r, c}, tr > r ? 2 : 0});
+        auto alongRow = [&] {
+            for (; c != tc; c += tc > c ? 1 : -1)
+                links.push_back({{r, c}, tc > c ? 1 : 3});
+        };
+        auto alongColumn = [&] {
+            for (; r != tr; r += tr > r ? 1 : -1)
+                links.push_back({{r, c}, tr > r ? 2 : 0});
+        };
+        if (cfg.rdn.routing == "yx") {
+            alongColumn();
+            alongRow();
+        } else {
+            alongRow();
+            alongColumn();
+        }
         return links;
     };
     for (int i = 0; i < n; ++i) {
