@@ -6,39 +6,45 @@
 
 namespace steprdu::hw {
 
-Agcu::Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index, SimpleHbm& memory,
-           const step::Graph& graph, const std::vector<std::int64_t>& tensorBase)
-    : Unit(name, UnitKind::Agcu, cfg), index_(index), memory_(memory), graph_(graph), base_(tensorBase) {
+Agcu::Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index,
+           const std::vector<OffChipMemory*>& tiers, const step::Graph& graph, const MemoryMap& map)
+    : Unit(name, UnitKind::Agcu, cfg), index_(index), tiers_(tiers), graph_(graph), map_(map) {
     // A slot of the window frees when the response is back at the AGCU; a request issued then reaches the
-    // node's front end a TLN crossing and the node's channel hop later.
-    memory_.setWindow(index_, cfg_.agcu.max_outstanding, 2 * cfg_.agcu.tln_latency_cycles + 1);
+    // memory's front end a TLN crossing and one hop later.
+    for (OffChipMemory* t : tiers_)
+        if (t)
+            t->setWindow(index_, cfg_.agcu.max_outstanding, cfg_.agcu.burst_bytes,
+                         2 * cfg_.agcu.tln_latency_cycles + 1);
 }
 
-std::vector<std::int64_t> Agcu::layout(const step::Graph& g) {
-    std::vector<std::int64_t> base;
-    std::int64_t next = 0;
-    for (const auto& t : g.tensors()) {
-        base.push_back(next);
-        next += (t.rows * t.cols * step::elemBytes(t.elem) + 4095) / 4096 * 4096;
-    }
-    return base;
-}
-
-std::int64_t Agcu::bursts(const step::TensorSpec& t, std::int64_t base, const step::OffChipAccess& a,
-                          int burstBytes) {
+std::vector<ByteRange> Agcu::burstRanges(const step::TensorSpec& t, std::int64_t base,
+                                         const step::OffChipAccess& a, int burstBytes) {
     const std::int64_t eb = a.elemBytes, tilesPerRow = t.cols / a.cols;
     const std::int64_t r0 = (a.tileIndex / tilesPerRow) * a.rows, c0 = (a.tileIndex % tilesPerRow) * a.cols;
     const std::int64_t pitch = t.cols * eb, len = a.cols * eb;
-    std::int64_t first = base + r0 * pitch + c0 * eb;
-    if (a.cols == t.cols) // whole rows: one contiguous range
-        return (first + a.rows * len - 1) / burstBytes - first / burstBytes + 1;
-    std::int64_t count = 0, last = -1;
-    for (std::int64_t r = 0; r < a.rows; ++r) {
-        std::int64_t s = first + r * pitch, b0 = s / burstBytes, b1 = (s + len - 1) / burstBytes;
-        count += b1 - std::max(b0, last + 1) + 1;
-        last = b1;
+    const std::int64_t first = base + r0 * pitch + c0 * eb;
+    // Whole rows are one contiguous segment.
+    const std::int64_t segments = a.cols == t.cols ? 1 : a.rows,
+                       segment = a.cols == t.cols ? a.rows * len : len;
+    std::vector<ByteRange> out;
+    std::int64_t last = -1; // the last burst covered so far
+    for (std::int64_t r = 0; r < segments; ++r) {
+        const std::int64_t s = first + r * pitch, b0 = s / burstBytes, b1 = (s + segment - 1) / burstBytes;
+        if (!out.empty() && b0 <= last + 1) {
+            if (b1 > last) out.back().bytes += (b1 - last) * burstBytes;
+        } else {
+            out.push_back({static_cast<std::uint64_t>(b0 * burstBytes), (b1 - b0 + 1) * burstBytes});
+        }
+        last = std::max(last, b1);
     }
-    return count;
+    return out;
+}
+
+std::int64_t Agcu::burstCount(const std::vector<ByteRange>& ranges, int burstBytes) {
+    std::int64_t n = 0;
+    for (const auto& r : ranges)
+        n += r.bytes / burstBytes;
+    return n;
 }
 
 int Agcu::OpState::inFlight(Cycle t) {
@@ -74,8 +80,9 @@ void Agcu::offChip(OperatorProcess& op, const step::OffChipAccess& a) {
     s.waitBelow(cfg_.agcu.tiles_in_flight);
     op.addMemoryStall(now() - t0);
     const auto& tensor = graph_.tensor(a.tensor);
-    std::int64_t n = bursts(tensor, base_.at(a.tensor), a, cfg_.agcu.burst_bytes);
-    (a.write ? writeBursts_ : readBursts_) += n;
+    const int burst = cfg_.agcu.burst_bytes;
+    std::vector<ByteRange> ranges = burstRanges(tensor, map_.base(a.tensor), a, burst);
+    (a.write ? writeBursts_ : readBursts_) += burstCount(ranges, burst);
     bytes_ += a.bytes();
     int par = std::max(1, std::min({a.parDispatch, cfg_.agcu.bursts_per_cycle, cfg_.agcu.max_outstanding}));
     int ticket = nextTicket_++;
@@ -83,12 +90,13 @@ void Agcu::offChip(OperatorProcess& op, const step::OffChipAccess& a) {
     if (!a.write) op.holdNextDataFor(ticket);
     const Cycle tln = cfg_.agcu.tln_latency_cycles;
     OpState* sp = &s;
-    memory_.submit(index_, a.write, now() + tln, n, par, [sp, ticket, tln, write = a.write](Cycle back) {
-        --sp->unanswered;
-        sp->returns.push_back(back + tln);
-        sp->known.notify(sc_core::SC_ZERO_TIME);
-        if (!write) sp->op->ticketDone(ticket, back + tln);
-    });
+    tiers_[map_.tier(a.tensor)]->submit(index_, a.write, now() + tln, ranges, burst, par,
+                                        [sp, ticket, tln, write = a.write](Cycle back) {
+                                            --sp->unanswered;
+                                            sp->returns.push_back(back + tln);
+                                            sp->known.notify(sc_core::SC_ZERO_TIME);
+                                            if (!write) sp->op->ticketDone(ticket, back + tln);
+                                        });
 }
 
 void Agcu::drain(OperatorProcess& op) {

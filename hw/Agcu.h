@@ -5,10 +5,12 @@
 // bursts_per_cycle (or the operator's par_dispatch) per cycle, at most max_outstanding in flight per AGCU.
 // Responses return out of order; a load's tile leaves, in tile order, once all its bursts are back. Each
 // operator may have tiles_in_flight tiles outstanding, so the next tile's requests overlap the last one's
-// wait. The TLN between AGCU and memory adds tln_latency_cycles each way.
+// wait. The TLN between AGCU and memory adds tln_latency_cycles each way. The memory map routes each tensor's
+// bursts to its tier (HBM or DDR).
 #include <vector>
 
-#include "hw/SimpleHbm.h"
+#include "hw/MemoryMap.h"
+#include "hw/OffChipMemory.h"
 #include "hw/Unit.h"
 #include "step_ops/Graph.h"
 
@@ -16,15 +18,15 @@ namespace steprdu::hw {
 
 class Agcu : public Unit {
   public:
-    Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index, SimpleHbm& memory,
-         const step::Graph& graph, const std::vector<std::int64_t>& tensorBase);
+    // `tiers` by MemoryMap::Tier; nullptr for a tier the chip lacks.
+    Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index,
+         const std::vector<OffChipMemory*>& tiers, const step::Graph& graph, const MemoryMap& map);
 
-    // Bursts that cover the tile `a` of tensor `t` (laid out row-major from byte `base`): its row segments,
-    // merged where consecutive rows are contiguous, rounded out to burst boundaries.
-    static std::int64_t bursts(const step::TensorSpec& t, std::int64_t base, const step::OffChipAccess& a,
-                               int burstBytes);
-    // The tensors' base addresses: in graph order, each aligned to 4 KiB.
-    static std::vector<std::int64_t> layout(const step::Graph& g);
+    // The bursts that cover the tile `a` of tensor `t` (laid out row-major from byte `base`) as burst-aligned
+    // byte ranges: its row segments rounded out to burst boundaries, merged where they touch.
+    static std::vector<ByteRange> burstRanges(const step::TensorSpec& t, std::int64_t base,
+                                              const step::OffChipAccess& a, int burstBytes);
+    static std::int64_t burstCount(const std::vector<ByteRange>& ranges, int burstBytes);
 
     WorkDone perform(OperatorProcess& op, const step::Work& w) override;
     void offChip(OperatorProcess& op, const step::OffChipAccess& a) override;
@@ -45,9 +47,9 @@ class Agcu : public Unit {
     OpState& state(OperatorProcess& op);
 
     int index_;
-    SimpleHbm& memory_;
+    std::vector<OffChipMemory*> tiers_;
     const step::Graph& graph_;
-    const std::vector<std::int64_t>& base_;
+    const MemoryMap& map_;
     std::vector<std::unique_ptr<OpState>> ops_;
     int nextTicket_ = 0;
     std::int64_t readBursts_ = 0, writeBursts_ = 0, bytes_ = 0;

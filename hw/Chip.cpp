@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "hw/mem/TierFactory.h"
 #include "hw/pnr/FirstPlacement.h"
 #include "util/Strings.h"
 
@@ -9,9 +10,13 @@ namespace steprdu::hw {
 
 Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph& g, const pnr::Placement& p,
            step::TensorStore& store, const StreamSettings& s)
-    : sc_core::sc_module(name), cfg_(cfg), layout_(cfg.chip), tensorBase_(Agcu::layout(g)) {
+    : sc_core::sc_module(name), cfg_(cfg), layout_(cfg.chip), map_(g, cfg) {
     layout_.validateUnitNames(cfg_);
-    hbm_ = std::make_unique<SimpleHbm>("hbm", cfg_.hbm, cfg_.roofline.step_compat);
+    tiers_.push_back(mem::makeTier(cfg_, "hbm"));
+    tiers_.push_back(mem::makeTier(cfg_, "ddr"));
+    std::vector<OffChipMemory*> tiers;
+    for (const auto& t : tiers_)
+        tiers.push_back(t.get());
     if (cfg_.rdn.topology == "mesh") mesh_ = std::make_unique<RdnMesh>("rdn", meshOptions(cfg_));
     for (int r = 0; r < layout_.rows(); ++r)
         for (int c = 0; c < layout_.cols(); ++c) {
@@ -25,7 +30,7 @@ Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph&
         }
     for (const auto& a : layout_.agcus()) {
         std::string n = ChipLayout::agcuName(a.index);
-        agcus_.push_back(std::make_unique<Agcu>(n.c_str(), cfg_.forUnit(n), a.index, *hbm_, g, tensorBase_));
+        agcus_.push_back(std::make_unique<Agcu>(n.c_str(), cfg_.forUnit(n), a.index, tiers, g, map_));
         if (mesh_) agcus_.back()->setEndpoint(mesh_->attach(a.row, a.col, n));
     }
     used_.assign(sites_.size(), false);
@@ -189,7 +194,8 @@ void Chip::reportStats(StatsRegistry& stats, Cycle elapsed) const {
         stats.add(path, "mean_occupancy", ch->meanOccupancy(elapsed));
     }
     if (mesh_) mesh_->reportStats(stats, mesh_->name(), elapsed);
-    hbm_->reportStats(stats);
+    for (const auto& t : tiers_)
+        if (t) t->reportStats(stats, elapsed);
 }
 
 nlohmann::json Chip::summary(Cycle elapsed) const {
@@ -210,7 +216,17 @@ nlohmann::json Chip::summary(Cycle elapsed) const {
         for (std::size_t i = 0; i < channels_.size(); ++i)
             if (onFabric_[i]) link += channels_[i]->dataBytes();
     }
+    nlohmann::json memory = nlohmann::json::object();
+    for (int k = 0; k < MemoryMap::kTiers; ++k)
+        if (tiers_[k]) {
+            StatsRegistry s;
+            tiers_[k]->reportStats(s, elapsed);
+            memory[MemoryMap::tierName(k)] = {{"bytes_read", s.sum("bytes_read", tiers_[k]->path())},
+                                              {"bytes_written", s.sum("bytes_written", tiers_[k]->path())},
+                                              {"peak_bytes_per_cycle", tiers_[k]->peakBytesPerCycle()}};
+        }
     return {{"units_used", {{"pcu", pcusUsed_}, {"pmu", pmusUsed_}, {"agcu", agcusUsed_}}},
+            {"memory", memory},
             {"onchip_link_bytes", link},
             {"simulated_off_chip_bytes", offchip},
             {"offchip_burst_bytes", bursts * cfg_.agcu.burst_bytes},
@@ -226,9 +242,9 @@ std::int64_t Chip::events() const {
     for (const auto& ch : channels_)
         e += ch->tokens();
     if (mesh_) e += mesh_->packetHops();
-    StatsRegistry s;
-    hbm_->reportStats(s);
-    return e + static_cast<std::int64_t>(s.sum("requests"));
+    for (const auto& t : tiers_)
+        if (t) e += t->events();
+    return e;
 }
 
 } // namespace steprdu::hw

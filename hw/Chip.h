@@ -1,9 +1,10 @@
 #pragma once
 // The socket, elaborated from a hardware configuration and a placed STeP graph: a PCU or PMU at every grid
-// site, the AGCUs, the RDN mesh (or the ideal network), the off-chip memory, an operator process on each
-// operator's host unit, and a TokenChannel with its route for every stream. Module names are the
-// hierarchical names of stats, messages and `--set chip.<unit>.<key>`: chip.pcu_r3c7, chip.agcu5,
-// chip.rdn.sw_r3c7, chip.hbm, and chip.pcu_r3c7.<operator> for operator processes.
+// site, the AGCUs, the RDN mesh (or the ideal network), the off-chip tiers (HBM, and DDR if configured), an
+// operator process on each operator's host unit, and a TokenChannel with its route for every stream. Module
+// names are the hierarchical names of stats, messages and `--set chip.<unit>.<key>`: chip.pcu_r3c7,
+// chip.agcu5, chip.rdn.sw_r3c7, chip.hbm (chip.hbm.ch3), chip.ddr, and chip.pcu_r3c7.<operator> for operator
+// processes.
 #include <map>
 #include <memory>
 #include <vector>
@@ -13,11 +14,12 @@
 
 #include "hw/Agcu.h"
 #include "hw/FabricRoute.h"
+#include "hw/MemoryMap.h"
+#include "hw/OffChipMemory.h"
 #include "hw/OperatorProcess.h"
 #include "hw/Pcu.h"
 #include "hw/Pmu.h"
 #include "hw/RdnMesh.h"
-#include "hw/SimpleHbm.h"
 #include "hw/pnr/Placement.h"
 #include "step_ops/Graph.h"
 #include "step_ops/TensorStore.h"
@@ -55,8 +57,8 @@ class Chip : public sc_core::sc_module {
 
     HwConfig cfg_;
     ChipLayout layout_;
-    std::vector<std::int64_t> tensorBase_;
-    std::unique_ptr<SimpleHbm> hbm_;
+    MemoryMap map_;
+    std::vector<std::unique_ptr<OffChipMemory>> tiers_; // by MemoryMap::Tier; null where absent
     std::unique_ptr<RdnMesh> mesh_;
     std::vector<std::unique_ptr<Unit>> sites_; // by row * cols + col
     std::vector<std::unique_ptr<Agcu>> agcus_;

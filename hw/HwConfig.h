@@ -56,10 +56,28 @@ struct HbmConfig {
     double peakBytesPerCycle() const;
 };
 
-struct DdrConfig {
-    int channels = 6;
-    int bandwidth_bytes_per_cycle = 167;
-    int latency_cycles = 120;
+// The off-chip tiers behind the AGCUs and where tensors live in them. `hbm` is the published simulator's node
+// (configured by the hbm section) or a DRAM preset of hw/mem/DramSpec.cpp; `ddr` is a DRAM preset or none.
+// The controller keys apply to every DRAM tier.
+struct MemoryConfig {
+    std::string hbm = "step_node"; // step_node | hbm2 | hbm2e
+    std::string ddr = "none";      // none | ddr4 | ddr5
+    int hbm_channels = 0;          // 0: the preset's
+    int ddr_channels = 0;
+    std::string hbm_mapping = "preset"; // preset | RoBaRaCoCh | ChRaBaRoCo | MOP4
+    std::string ddr_mapping = "preset";
+    std::string row_policy = "open"; // open | closed
+    int read_queue = 32;
+    int write_queue = 32;
+    double write_high = 0.8;
+    double write_low = 0.2;
+    bool refresh = true;
+    bool fast_path = true;
+    bool check_timing = false;
+    // The tier of each tensor class (memory.place.<class>): hbm or ddr.
+    std::string place_weights = "hbm";
+    std::string place_activations = "hbm";
+    std::string place_kv_cache = "hbm";
 };
 
 // Reconfigurable dataflow network (vector fabric); stop tokens and credits use the control fabric.
@@ -109,7 +127,7 @@ struct HwConfig {
     PcuConfig pcu;
     AgcuConfig agcu;
     HbmConfig hbm;
-    DdrConfig ddr;
+    MemoryConfig memory;
     RdnConfig rdn;
     ChipConfig chip;
     RooflineConfig roofline;

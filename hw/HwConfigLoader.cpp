@@ -47,6 +47,13 @@ bool isSection(const std::string& name) {
     return std::find(s.begin(), s.end(), name) != s.end();
 }
 
+// A group of keys inside a section, such as memory.place.
+bool isSubsection(const std::string& path) {
+    for (const auto& k : configSchema())
+        if (k.path.rfind(path + ".", 0) == 0) return true;
+    return false;
+}
+
 // Numbers print bare, everything else quoted, so "found 0" and "found 'abc'" read naturally.
 std::string quoteScalar(const std::string& text) {
     return parseDouble(text) ? text : "'" + text + "'";
@@ -215,6 +222,11 @@ void applyMapping(const YAML::Node& map, const std::string& prefix, const Source
                 setUnitKey(cfg, name, unitSection(name, src.display), p.first.Scalar(), p.second.Scalar(),
                            src.display);
             }
+        } else if (!prefix.empty() && isSubsection(path)) {
+            if (!value.IsMap())
+                throw BadInput(fmt::format("{}: {}: {}", src.display, path,
+                                           expectedFound("a mapping of " + path + " keys", describe(value))));
+            applyMapping(value, path, src, cfg);
         } else if (prefix.empty() && isSection(name)) {
             // An empty section ("hbm:" with every key commented out) is null, which is fine.
             if (!value.IsMap() && !value.IsNull())

@@ -1,5 +1,7 @@
 #include "hw/SimpleHbm.h"
 
+#include <algorithm>
+
 #include "hw/Unit.h"
 
 namespace steprdu::hw {
@@ -25,8 +27,12 @@ SimpleHbm::SimpleHbm(sc_core::sc_module_name name, const HbmConfig& cfg, bool st
     dont_initialize();
 }
 
-void SimpleHbm::submit(int client, bool write, Cycle issue, std::int64_t requests, int par,
-                       std::function<void(Cycle)> done) {
+void SimpleHbm::submit(int client, bool write, Cycle issue, const std::vector<ByteRange>& ranges,
+                       int burstBytes, int par, std::function<void(Cycle)> done) {
+    std::int64_t requests = 0;
+    for (const auto& r : ranges)
+        requests += (r.bytes + burstBytes - 1) / burstBytes;
+    requests_[write ? 1 : 0] += requests;
     node_.submit(client, write, issue, requests, par, std::move(done));
     Cycle next = node_.nextCycle();
     if (next != kNever) notifyAt(wake_, next);
@@ -45,9 +51,13 @@ void SimpleHbm::process() {
     if (next != kNever) notifyAt(wake_, next);
 }
 
-void SimpleHbm::reportStats(StatsRegistry& stats) const {
+void SimpleHbm::reportStats(StatsRegistry& stats, Cycle elapsed) const {
+    const double moved = static_cast<double>(requests_[0] + requests_[1]) * cfg_.request_bytes;
     stats.add(name(), "requests", static_cast<double>(node_.stats().requests));
-    stats.add(name(), "bytes", static_cast<double>(node_.stats().requests) * cfg_.request_bytes);
+    stats.add(name(), "bytes_read", static_cast<double>(requests_[0]) * cfg_.request_bytes);
+    stats.add(name(), "bytes_written", static_cast<double>(requests_[1]) * cfg_.request_bytes);
+    stats.add(name(), "achieved_bytes_per_cycle", moved / static_cast<double>(std::max<Cycle>(1, elapsed)));
+    stats.add(name(), "peak_bytes_per_cycle", cfg_.peakBytesPerCycle());
 }
 
 } // namespace steprdu::hw

@@ -1,33 +1,33 @@
 #pragma once
 // Off-chip memory as the published STeP simulator models it (its HBM node, models/roofline/HbmNode.h),
 // as a SystemC module behind the AGCUs: requests spread over channels that each accept one per init
-// interval and answer after start-up + latency cycles. The AGCUs are its clients; each may be given a
-// window of requests in flight.
+// interval and answer after start-up + latency cycles. It does not model addresses: a tile's ranges only
+// count as requests. The AGCUs are its clients; each may be given a window of requests in flight.
 #include <functional>
 
 #include <systemc>
 
 #include "hw/HwConfig.h"
-#include "hw/SimTime.h"
-#include "hw/Stats.h"
+#include "hw/OffChipMemory.h"
 #include "models/roofline/HbmNode.h"
 
 namespace steprdu::hw {
 
-class SimpleHbm : public sc_core::sc_module {
+class SimpleHbm : public sc_core::sc_module, public OffChipMemory {
   public:
     SC_HAS_PROCESS(SimpleHbm);
     SimpleHbm(sc_core::sc_module_name name, const HbmConfig& cfg, bool stepCompat);
 
-    // A tile of `requests` requests from `client`, `par` per cycle from cycle `issue` on; `done(at)` once the
-    // last response is back at the front end.
-    void submit(int client, bool write, Cycle issue, std::int64_t requests, int par,
-                std::function<void(Cycle)> done);
-    void setWindow(int client, int requests, int returnLatency) {
-        node_.setWindow(client, requests, returnLatency);
+    // The tile's requests (one per burst), `par` per cycle from cycle `issue` on.
+    void submit(int client, bool write, Cycle issue, const std::vector<ByteRange>& ranges, int burstBytes,
+                int par, std::function<void(Cycle)> done) override;
+    void setWindow(int client, int bursts, int burstBytes, int returnLatency) override {
+        node_.setWindow(client, bursts, returnLatency);
     }
-    double peakBytesPerCycle() const { return cfg_.peakBytesPerCycle(); }
-    void reportStats(StatsRegistry& stats) const;
+    double peakBytesPerCycle() const override { return cfg_.peakBytesPerCycle(); }
+    void reportStats(StatsRegistry& stats, Cycle elapsed) const override;
+    std::int64_t events() const override { return node_.stats().requests; }
+    std::string path() const override { return name(); }
 
   private:
     void process();
@@ -35,6 +35,7 @@ class SimpleHbm : public sc_core::sc_module {
     HbmConfig cfg_;
     roofline::HbmNode node_;
     sc_core::sc_event wake_;
+    std::int64_t requests_[2] = {0, 0}; // read, write
 };
 
 } // namespace steprdu::hw

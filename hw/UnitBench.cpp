@@ -7,7 +7,7 @@
 #include "hw/OperatorProcess.h"
 #include "hw/Pcu.h"
 #include "hw/Pmu.h"
-#include "hw/SimpleHbm.h"
+#include "hw/mem/TierFactory.h"
 #include "step_ops/GraphBuilder.h"
 #include "util/Error.h"
 
@@ -197,9 +197,14 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     step::Graph& g = gb.graph();
     g.finalize();
     step::TensorStore store(g, false);
-    std::vector<std::int64_t> base = Agcu::layout(g);
-    SimpleHbm hbm("hbm", cfg.hbm, cfg.roofline.step_compat);
-    Agcu agcu("agcu", cfg, 0, hbm, g, base);
+    MemoryMap map(g, cfg);
+    std::vector<std::unique_ptr<OffChipMemory>> tiers;
+    std::vector<OffChipMemory*> tierPtrs;
+    for (const char* t : {"hbm", "ddr"}) {
+        tiers.push_back(mem::makeTier(cfg, t));
+        tierPtrs.push_back(tiers.back().get());
+    }
+    Agcu agcu("agcu", cfg, 0, tierPtrs, g, map);
     auto op = makeChild<OperatorProcess>(agcu, "load", g.op(g.findOp("load")), agcu, 1, store, false, 0);
     LocalStream out("out", cfg.rdn.local_hop_cycles);
     op->addOutput(&out.channel);
@@ -210,10 +215,17 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     agcu.reportStats(st, drain.lastData);
     const Cycle cycles = drain.lastData - cfg.rdn.local_hop_cycles;
     const double bytes = double(b.rows) * b.cols * b.elemBytes * b.tiles;
-    // A burst's round trip: the TLN each way, the node's hop in, its service latency (with the start-up on
-    // every request under step_compat, else only on a channel's first), its hop out.
-    const Cycle latency = 2 * cfg.agcu.tln_latency_cycles + cfg.hbm.latency_cycles +
-                          (cfg.roofline.step_compat ? cfg.hbm.startup_cycles : 0) + 3;
+    // A burst's round trip: the TLN each way and the memory's idle latency: for the published node its hop
+    // in, its service latency (with the start-up on every request under step_compat, else only on a
+    // channel's first) and its hop out; for a DRAM tier a row miss (tRCD + tCL + burst) in fabric cycles.
+    Cycle memoryLatency =
+        cfg.hbm.latency_cycles + (cfg.roofline.step_compat ? cfg.hbm.startup_cycles : 0) + 3;
+    if (cfg.memory.hbm != "step_node") {
+        const mem::DramSpec spec = mem::tierSpec(cfg, "hbm");
+        memoryLatency =
+            mem::ClockRatio::of(cfg.clock_ghz, spec.tCKps).toFabric(spec.t.nRCD + spec.t.nCL + spec.t.nBL);
+    }
+    const Cycle latency = 2 * cfg.agcu.tln_latency_cycles + memoryLatency;
     nlohmann::json j = opStats(*op);
     j["cycles"] = cycles;
     j["bursts"] = st.sum("read_bursts");
@@ -225,7 +237,7 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     j["bytes_per_cycle"] = cycles > 0 ? bytes / cycles : 0.0;
     j["round_trip_cycles"] = latency;
     j["window_bytes_per_cycle"] = double(cfg.agcu.max_outstanding) * cfg.agcu.burst_bytes / latency;
-    j["peak_offchip_bytes_per_cycle"] = cfg.hbm.peakBytesPerCycle();
+    j["peak_offchip_bytes_per_cycle"] = tierPtrs[MemoryMap::Hbm]->peakBytesPerCycle();
     return j;
 }
 

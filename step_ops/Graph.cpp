@@ -45,6 +45,19 @@ void Graph::setTensorValues(const std::string& name, std::vector<float> values) 
     t.values = std::make_shared<std::vector<float>>(std::move(values));
 }
 
+const std::vector<std::string>& tensorClasses() {
+    static const std::vector<std::string> classes = {"weights", "activations", "kv_cache"};
+    return classes;
+}
+
+void Graph::setTensorClass(const std::string& name, const std::string& cls) {
+    const auto& c = tensorClasses();
+    if (std::find(c.begin(), c.end(), cls) == c.end())
+        throw BadInput(fmt::format("tensor '{}': class: {}", name,
+                                   expectedFound("weights, activations or kv_cache", "'" + cls + "'")));
+    tensors_.at(tensorIndex(name)).tensorClass = cls;
+}
+
 std::string Graph::uniqueName(const std::string& base) {
     if (!names_.count(base)) return base;
     for (int i = 1;; ++i) {
@@ -233,7 +246,8 @@ nlohmann::json Graph::toJson() const {
     j["tensors"] = nlohmann::json::array();
     for (auto& t : tensors_) {
         nlohmann::json tj{{"name", t.name},           {"rows", t.rows}, {"cols", t.cols},
-                          {"elem", elemName(t.elem)}, {"init", t.init}, {"seed", t.seed}};
+                          {"elem", elemName(t.elem)}, {"init", t.init}, {"seed", t.seed},
+                          {"class", t.tensorClass}};
         if (t.values) tj["values"] = *t.values;
         j["tensors"].push_back(tj);
     }
@@ -308,6 +322,7 @@ Graph Graph::fromJson(const nlohmann::json& j) {
         if (tj.contains("values"))
             t.values = std::make_shared<std::vector<float>>(tj["values"].get<std::vector<float>>());
         g.addTensor(t);
+        if (tj.contains("class")) g.setTensorClass(t.name, tj["class"].get<std::string>());
     }
     // Operators are built producers first (a feedback edge's declared type stands in for its producer) and
     // then put back in the file's order.

@@ -20,7 +20,12 @@ struct TensorSpec {
     std::string init = "zeros"; // zeros | randn | xavier (randn / sqrt(rows)) | given
     std::uint64_t seed = 0;
     std::shared_ptr<const std::vector<float>> values; // when init == "given"
+    // What the tensor holds, which decides its off-chip tier (memory.place.<class>).
+    std::string tensorClass = "activations"; // weights | activations | kv_cache
 };
+
+// The tensor classes, in the order memory.place lists them.
+const std::vector<std::string>& tensorClasses();
 
 class Graph {
   public:
@@ -29,6 +34,8 @@ class Graph {
     const TensorSpec& tensor(int i) const { return tensors_.at(i); }
     const std::vector<TensorSpec>& tensors() const { return tensors_; }
     void setTensorValues(const std::string& name, std::vector<float> values);
+    // Throws BadInput naming the tensor if `cls` is not one of tensorClasses().
+    void setTensorClass(const std::string& name, const std::string& cls);
 
     // Creates an operator of a registered kind from its JSON arguments, checks types, returns its index.
     int add(const std::string& kind, const std::string& name, const nlohmann::json& args,

@@ -230,6 +230,8 @@ Workload AttentionTestbench::build(const Knobs& k, bool functional) const {
                                            withData ? c.newRows(1) : std::vector<float>{}};
     tensor("k_cache", c.B * c.maxN, withData ? c.cache(0) : std::vector<float>{});
     tensor("v_cache", c.B * c.maxN, withData ? c.cache(1) : std::vector<float>{});
+    b.graph().setTensorClass("k_cache", "kv_cache");
+    b.graph().setTensorClass("v_cache", "kv_cache");
     b.tensor("out", c.B * c.Q, c.hd);
 
     auto md = [&](const std::vector<std::size_t>& reqs, int which) {

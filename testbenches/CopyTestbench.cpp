@@ -15,7 +15,10 @@ std::vector<Knob> CopyTestbench::knobs() const {
             {"tile_cols", "64", "columns per tile (a tile holds whole rows of its stream's tensor)"},
             {"streams", "1", "parallel load/store pairs, each copying its own share"},
             {"par_dispatch", "4", "64-byte requests each off-chip operator issues per cycle"},
-            {"seed", "5", "seed of the source values"}};
+            {"seed", "5", "seed of the source values"},
+            {"src_class", "activations",
+             "tensor class of the sources (weights, activations, kv_cache): picks their tier"},
+            {"dst_class", "activations", "tensor class of the destinations: picks their tier"}};
 }
 
 Workload CopyTestbench::build(const Knobs& k, bool functional) const {
@@ -29,19 +32,25 @@ Workload CopyTestbench::build(const Knobs& k, bool functional) const {
             expectedFound(fmt::format("a multiple of streams x tile bytes = {} x {}", streams, tileBytes),
                           std::to_string(bytes))));
     const std::int64_t tiles = bytes / (streams * tileBytes);
+    const std::string srcClass = k.choice("src_class", tensorClasses()),
+                      dstClass = k.choice("dst_class", tensorClasses());
     GraphBuilder b;
     for (std::int64_t s = 0; s < streams; ++s) {
         std::string src = fmt::format("src{}", s), dst = fmt::format("dst{}", s);
         b.tensor(src, tiles * tr, tc, "randn", seed * 1000 + s);
         b.tensor(dst, tiles * tr, tc);
+        b.graph().setTensorClass(src, srcClass);
+        b.graph().setTensorClass(dst, dstClass);
         Stream t = b.linearOffChipLoad(src, tr, tc, {1}, {tiles}, std::nullopt, 4, static_cast<int>(par),
                                        fmt::format("load{}", s));
         b.linearOffChipStore(t, dst, static_cast<int>(par), fmt::format("store{}", s));
     }
     Workload w;
     w.graph = b.finish();
-    w.params = {{"bytes", bytes},      {"tile_rows", tr}, {"tile_cols", tc},          {"streams", streams},
-                {"par_dispatch", par}, {"seed", seed},    {"tiles_per_stream", tiles}};
+    w.params = {
+        {"bytes", bytes},       {"tile_rows", tr}, {"tile_cols", tc},           {"streams", streams},
+        {"par_dispatch", par},  {"seed", seed},    {"tiles_per_stream", tiles}, {"src_class", srcClass},
+        {"dst_class", dstClass}};
     w.check = [streams](const TensorStore& mem) {
         std::vector<float> got;
         std::vector<double> want;

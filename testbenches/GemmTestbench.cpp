@@ -29,6 +29,7 @@ Workload GemmTestbench::build(const Knobs& kn, bool functional) const {
     b.tensor("A", m, k, "randn", seed * 100 + 1);
     b.tensor("B", k, n, "xavier", seed * 100 + 2);
     b.tensor("C", m, n);
+    b.graph().setTensorClass("B", "weights");
     const int pd = static_cast<int>(par);
     // Over (i, j, kk): A tile i*K + kk, B tile kk*N + j.
     Stream a = b.linearOffChipLoad("A", tm, tk, {K, 0, 1}, {M, N, K}, std::nullopt, 4, pd, "load_a");

@@ -126,6 +126,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
             std::string n = weightTensor(which, r);
             if (!withData) {
                 b.tensor(n, G * rows, cols, "randn", expertSeed(r * G, which));
+                b.graph().setTensorClass(n, "weights");
                 continue;
             }
             std::vector<float> v;
@@ -136,6 +137,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
                 v.insert(v.end(), part.begin(), part.end());
             }
             b.tensor(n, G * rows, cols, v);
+            b.graph().setTensorClass(n, "weights");
         }
     }
 

@@ -35,6 +35,8 @@ Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
     b.tensor("W_up", D, F, "xavier", seed * 100 + 3);
     b.tensor("W_down", F, D, "xavier", seed * 100 + 4);
     b.tensor("out", B, D);
+    for (const char* w : {"W_gate", "W_up", "W_down"})
+        b.graph().setTensorClass(w, "weights");
     const int eb = static_cast<int>(bytes), pd = static_cast<int>(par);
     const std::int64_t nb = B / tm, nf = F / tn;
     MapOptions o{bw, false};

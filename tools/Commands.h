@@ -9,5 +9,7 @@ namespace steprdu::cli {
 int cmdUnit(const std::vector<std::string>& args);
 // steprdu meshtraffic: synthetic traffic on the RDN mesh.
 int cmdMeshTraffic(const std::vector<std::string>& args);
+// steprdu memtrace: a DRAM tier alone, driven by a request trace.
+int cmdMemTrace(const std::vector<std::string>& args);
 
 } // namespace steprdu::cli

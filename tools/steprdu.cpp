@@ -44,6 +44,8 @@ const char* kUsage = R"(usage:
                                               one unit alone with ideal inputs: cycles, utilization, stalls
   steprdu meshtraffic --pattern uniform|transpose|bitcomp|hotspot --rate R [--packet-flits N] [--mesh KxK]
               [--cycles N] [--flit-level] [--json]   synthetic traffic on the RDN mesh
+  steprdu memtrace <trace.csv> | --generate sequential|random|mixed  --mem hbm2|hbm2e|ddr4|ddr5|sn40l|tiny
+              [--set key=value ...] [--json]   a DRAM tier alone: bandwidth, latency, row hits
   steprdu <command> --help)";
 
 struct Common {
@@ -441,10 +443,12 @@ int main(int argc, char** argv) {
         args.erase(args.begin());
         if (cmd == "unit") return cli::cmdUnit(args);
         if (cmd == "meshtraffic") return cli::cmdMeshTraffic(args);
+        if (cmd == "memtrace") return cli::cmdMemTrace(args);
         if (cmd != "list" && cmd != "run" && cmd != "analyze" && cmd != "experiment" && cmd != "bench")
             throw BadInput(
                 "steprdu: unknown command '" + cmd + "'; " +
-                expectedFound("list, run, analyze, experiment, bench, unit or meshtraffic", "'" + cmd + "'"));
+                expectedFound("list, run, analyze, experiment, bench, unit, meshtraffic or memtrace",
+                              "'" + cmd + "'"));
         Common c = parse(cmd, args);
         if (c.help) return 0;
         if (cmd == "list") return cmdList(c);

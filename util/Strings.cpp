@@ -1,10 +1,10 @@
 #include "util/Strings.h"
 
-#include <cctype>
-
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 
 namespace steprdu {
 
@@ -74,6 +74,34 @@ std::optional<long long> parseInt(const std::string& s) {
     long long v = std::strtoll(s.c_str(), &end, 10);
     if (errno != 0 || end != s.c_str() + s.size()) return std::nullopt;
     return v;
+}
+
+std::optional<long long> parseAddress(const std::string& s) {
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        errno = 0;
+        char* end = nullptr;
+        unsigned long long v = std::strtoull(s.c_str() + 2, &end, 16);
+        if (errno != 0 || end != s.c_str() + s.size() || s[2] == '-' || s[2] == '+' ||
+            v > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
+            return std::nullopt;
+        return static_cast<long long>(v);
+    }
+    return parseInt(s);
+}
+
+std::optional<long long> parseByteSize(const std::string& s) {
+    static const std::pair<const char*, long long> units[] = {{"KiB", 1LL << 10}, {"MiB", 1LL << 20},
+                                                              {"GiB", 1LL << 30}, {"K", 1LL << 10},
+                                                              {"M", 1LL << 20},   {"G", 1LL << 30}};
+    for (const auto& [suffix, scale] : units) {
+        const std::size_t n = std::char_traits<char>::length(suffix);
+        if (s.size() > n && s.compare(s.size() - n, n, suffix) == 0) {
+            auto v = parseInt(s.substr(0, s.size() - n));
+            if (!v || *v > std::numeric_limits<long long>::max() / scale) return std::nullopt;
+            return *v * scale;
+        }
+    }
+    return parseInt(s);
 }
 
 std::optional<double> parseDouble(const std::string& s) {

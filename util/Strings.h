@@ -18,5 +18,9 @@ std::string trim(const std::string& s);
 // Strict integer parse: the whole string must be a (signed) decimal integer.
 std::optional<long long> parseInt(const std::string& s);
 std::optional<double> parseDouble(const std::string& s);
+// A decimal or 0x-hexadecimal integer, the forms addresses come in.
+std::optional<long long> parseAddress(const std::string& s);
+// A byte count: an integer with an optional binary suffix K, M, G, KiB, MiB or GiB ("64MiB").
+std::optional<long long> parseByteSize(const std::string& s);
 
 } // namespace steprdu

@@ -138,7 +138,7 @@ TEST(AgcuBursts, ARowMajorTileIssuesTheMinimalNumberOfBursts) {
         a.rows = rows;
         a.cols = cols;
         a.elemBytes = eb;
-        return Agcu::bursts(t, 0, a, 64);
+        return Agcu::burstCount(Agcu::burstRanges(t, 0, a, 64), 64);
     };
     EXPECT_EQ(bursts(0, 16, 64, 2), 16 * 64 * 2 / 64); // whole rows: 2048 contiguous bytes
     EXPECT_EQ(bursts(3, 16, 64, 4), 16 * 64 * 4 / 64);
@@ -146,7 +146,20 @@ TEST(AgcuBursts, ARowMajorTileIssuesTheMinimalNumberOfBursts) {
     EXPECT_EQ(bursts(1, 16, 64, 2), 16 * 2); // 128 B per row at a 512 B pitch: 2 bursts per row
     EXPECT_EQ(bursts(0, 16, 24, 2), 16 * 1); // 48 B rows starting on a boundary: 1 burst each
     EXPECT_EQ(bursts(1, 16, 24, 2), 16 * 2); // rows at byte 48: each straddles a boundary
-    EXPECT_EQ(Agcu::bursts(t, 32, {0, 0, 1, 64, 2, 1, false}, 64), 3); // 128 B from byte 32: 3 bursts
+    auto from32 = Agcu::burstRanges(t, 32, {0, 0, 1, 64, 2, 1, false}, 64); // 128 B from byte 32: 3 bursts
+    ASSERT_EQ(from32.size(), 1u);
+    EXPECT_EQ(from32[0].address, 0u);
+    EXPECT_EQ(from32[0].bytes, 192);
+    // 48 B rows at a 96 B pitch: bursts 0, 1-2, 3, 4-5 touch and merge into one range of 6 bursts.
+    t.cols = 48;
+    auto merged = Agcu::burstRanges(t, 0, {0, 0, 4, 24, 2, 1, false}, 64);
+    ASSERT_EQ(merged.size(), 1u);
+    EXPECT_EQ(merged[0].bytes, 384);
+    t.cols = 256;
+    auto apart = Agcu::burstRanges(t, 64, {0, 0, 3, 32, 2, 1, false}, 64); // 64 B rows at a 512 B pitch
+    ASSERT_EQ(apart.size(), 3u);
+    EXPECT_EQ(apart[1].address, 576u);
+    EXPECT_EQ(apart[1].bytes, 64);
 }
 
 // A single AGCU reading one long tile from the STeP HBM node (32 channels x 64 B / 2 cycles = 16 bursts per

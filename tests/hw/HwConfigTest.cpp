@@ -126,8 +126,8 @@ TEST(HwPresets, Sn40lIsTheHardwareTable) {
     EXPECT_EQ(c.pcu.peakFlopsPerCycle(), 512);
     EXPECT_EQ(c.pcu.simd_lanes, 16);
     EXPECT_EQ(c.hbm.latency_cycles, 120);
-    EXPECT_EQ(c.ddr.channels, 6);
-    EXPECT_EQ(c.ddr.bandwidth_bytes_per_cycle, 167);
+    EXPECT_EQ(c.memory.hbm, "hbm2e");
+    EXPECT_EQ(c.memory.ddr, "ddr5");
     EXPECT_EQ(c.rdn.flit_bytes, 64);
     EXPECT_EQ(c.rdn.switch_latency_cycles + c.rdn.link_latency_cycles, 2);
     EXPECT_EQ(c.rdn.vc_buffer_flits, 4);
@@ -142,7 +142,7 @@ TEST(HwPresets, Sn40lIsTheHardwareTable) {
 }
 
 TEST_F(HwValidation, PartialFileKeepsDefaultsAndTakesItsName) {
-    std::string path = write("mine.yaml", "hbm:\n  channels: 16\nddr:\n");
+    std::string path = write("mine.yaml", "hbm:\n  channels: 16\nmemory:\n");
     HwConfig expected;
     expected.name = "mine";
     expected.hbm.channels = 16;
@@ -150,6 +150,20 @@ TEST_F(HwValidation, PartialFileKeepsDefaultsAndTakesItsName) {
     HwConfig empty;
     empty.name = "empty";
     EXPECT_TRUE(loadHwConfig(write("empty.yaml", "")) == empty);
+}
+
+// memory.place.<class> reads the same nested, dotted or from --set.
+TEST_F(HwValidation, MemoryPlacementNestsOrDots) {
+    HwConfig nested = loadHwConfig(write("n.yaml", "base: sn40l\nmemory:\n  place:\n    weights: ddr\n"));
+    HwConfig dotted = loadHwConfig(write("d.yaml", "base: sn40l\nmemory:\n  place.weights: ddr\n"));
+    HwConfig set = loadHwConfig("sn40l");
+    applyOverride(set, "memory.place.weights=ddr");
+    EXPECT_EQ(nested.memory.place_weights, "ddr");
+    EXPECT_EQ(dotted.memory.place_weights, "ddr");
+    EXPECT_EQ(set.memory.place_weights, "ddr");
+    EXPECT_EQ(nested.memory.place_activations, "hbm");
+    std::string path = write("bad.yaml", "memory:\n  place: ddr\n");
+    EXPECT_EQ(loadError(path), path + ": memory.place: expected a mapping of memory.place keys, found 'ddr'");
 }
 
 TEST_F(HwValidation, UnknownKeySuggestsTheNearest) {
@@ -235,9 +249,11 @@ TEST(HwOverride, RejectsBadAssignments) {
               "--set hbm.channels: expected <key.path>=<value>, found 'hbm.channels'");
     EXPECT_EQ(overrideError("base=sn40l"),
               "--set base: inheritance is only for files; choose the base with --hw <preset|file>");
-    EXPECT_EQ(overrideError("ddr=1"),
-              "--set ddr: expected a key, found the section 'ddr'; valid keys of 'ddr': "
-              "channels, bandwidth_bytes_per_cycle, latency_cycles");
+    EXPECT_EQ(overrideError("agcu=1"),
+              "--set agcu: expected a key, found the section 'agcu'; valid keys of 'agcu': "
+              "burst_bytes, max_outstanding, bursts_per_cycle, tln_latency_cycles, tiles_in_flight");
+    EXPECT_EQ(overrideError("memory.place.weights=sram"),
+              "--set memory.place.weights: expected one of hbm, ddr, found 'sram'");
 }
 
 TEST_F(HwInheritance, BaseIsAppliedFirstWhereverItAppears) {
@@ -252,11 +268,11 @@ TEST_F(HwInheritance, BaseIsAppliedFirstWhereverItAppears) {
 TEST_F(HwInheritance, BaseFileResolvesNextToTheFile) {
     write("parent.yaml", "base: sn40l\npcu:\n  rows: 32\n");
     fs::create_directories(dir_ / "sub");
-    std::string child = write("sub/child.yaml", "base: ../parent.yaml\nddr:\n  channels: 8\n");
+    std::string child = write("sub/child.yaml", "base: ../parent.yaml\nmemory:\n  ddr_channels: 8\n");
     HwConfig cfg = loadHwConfig(child);
     EXPECT_EQ(cfg.name, "child");
     EXPECT_EQ(cfg.pcu.rows, 32);
-    EXPECT_EQ(cfg.ddr.channels, 8);
+    EXPECT_EQ(cfg.memory.ddr_channels, 8);
     EXPECT_EQ(cfg.hbm.latency_cycles, 120);
     EXPECT_EQ(cfg.description, loadHwConfig("sn40l").description);
 }

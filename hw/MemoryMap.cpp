@@ -1,0 +1,33 @@
+#include "hw/MemoryMap.h"
+
+#include <fmt/format.h>
+
+#include "util/Error.h"
+
+namespace steprdu::hw {
+
+int MemoryMap::tierOf(const HwConfig& cfg, const std::string& cls) {
+    const std::string& place = cls == "weights"    ? cfg.memory.place_weights
+                               : cls == "kv_cache" ? cfg.memory.place_kv_cache
+                                                   : cfg.memory.place_activations;
+    if (place == "hbm") return Hbm;
+    if (cfg.memory.ddr == "none")
+        throw BadInput(
+            fmt::format("memory.place.{}: {} (memory.ddr is none: the configuration '{}' has no DDR tier)",
+                        cls, expectedFound("hbm", "'ddr'"), cfg.name));
+    return Ddr;
+}
+
+MemoryMap::MemoryMap(const step::Graph& g, const HwConfig& cfg) {
+    for (const auto& cls :
+         step::tensorClasses()) // a placement the chip cannot honour is an error even unused
+        tierOf(cfg, cls);
+    for (const auto& t : g.tensors()) {
+        const int k = tierOf(cfg, t.tensorClass);
+        tier_.push_back(k);
+        base_.push_back(used_[k]);
+        used_[k] += (t.rows * t.cols * step::elemBytes(t.elem) + 4095) / 4096 * 4096;
+    }
+}
+
+} // namespace steprdu::hw

@@ -1,0 +1,318 @@
+#include "hw/mem/DramController.h"
+
+#include <algorithm>
+
+namespace steprdu::hw::mem {
+
+DramController::DramController(const DramSpec& spec, const ControllerOptions& o, int channel,
+                               TransactionSink& sink, DramChecker* checker)
+    : spec_(spec), o_(o), index_(channel), sink_(sink), checker_(checker), channel_(spec),
+      slots_(o.readQueue + o.writeQueue), banks_(spec.ranks * spec.banksPerRank()),
+      nextRefresh_(spec.ranks, spec.t.nREFI), due_(spec.ranks, 0) {
+    for (int i = static_cast<int>(slots_.size()) - 1; i >= 0; --i)
+        freeSlots_.push_back(i);
+    extra_.reserve(banks_.size() + spec.ranks);
+    for (int b = 0; b < static_cast<int>(banks_.size()); ++b) {
+        banks_[b].rank = b / spec.banksPerRank();
+        banks_[b].group = (b / spec.banks) % spec.bankGroups;
+        banks_[b].bank = b % spec.banks;
+    }
+}
+
+void DramController::submit(const Transaction& x) {
+    next_ = std::min(next_, std::max(now_, x.ready));
+    const auto later = [](const Transaction& a, const Transaction& b) {
+        return a.ready > b.ready || (a.ready == b.ready && a.seq > b.seq);
+    };
+    if (backlog_.empty() || later(x, backlog_.back())) {
+        backlog_.push_back(x);
+        return;
+    }
+    // The rare one out of order walks back a few places.
+    auto it = backlog_.end();
+    while (it != backlog_.begin()) {
+        auto prev = std::prev(it);
+        if (prev->ready < x.ready || (prev->ready == x.ready && prev->seq < x.seq)) break;
+        it = prev;
+    }
+    backlog_.insert(it, x);
+}
+
+std::int64_t DramController::nextEvent() const {
+    return idle() ? kNeverCycle : next_;
+}
+
+void DramController::account(std::int64_t t) {
+    if (t <= accounted_) return;
+    stats_.readQueueIntegral += double(count_[0]) * double(t - accounted_);
+    stats_.writeQueueIntegral += double(count_[1]) * double(t - accounted_);
+    accounted_ = t;
+}
+
+// An idle channel stops where it is; its refreshes are caught up when the next transaction comes. Between
+// the cycles at which a command may be ready (bound_, a lower bound kept up to date as transactions enter and
+// commands issue) the channel only admits transactions.
+void DramController::advanceTo(std::int64_t h) {
+    while (now_ < h && !idle()) {
+        bound_ = std::min(bound_, admit(now_));
+        if (bound_ <= now_) bound_ = decide(now_);
+        std::int64_t next = bound_;
+        if (!backlog_.empty()) {
+            const Transaction& x = backlog_.front();
+            if (count_[x.write ? 1 : 0] < (x.write ? o_.writeQueue : o_.readQueue))
+                next = std::min(next, std::max(now_ + 1, x.ready));
+        }
+        next_ = next;
+        now_ = std::min(next, h);
+    }
+}
+
+// Ramulator's rule: enter write mode above the high watermark or when no read waits; leave it below the low
+// watermark once a read waits.
+bool DramController::wantsWriteMode() const {
+    if (!writeMode_) return count_[1] > o_.writeHigh * o_.writeQueue || (count_[0] == 0 && count_[1] > 0);
+    return !((count_[1] < o_.writeLow * o_.writeQueue && count_[0] > 0) || count_[1] == 0);
+}
+
+DramController::Candidate* DramController::planOf(int b, int dir) {
+    using C = DramCommand;
+    Bank& bank = banks_[b];
+    const auto& waiting = bank.waiting[dir];
+    if (waiting.empty() || due_[bank.rank]) return nullptr;
+    Candidate& c = bank.plan[dir];
+    if (bank.planned[dir]) return &c;
+    c = Candidate{};
+    c.bank = b;
+    c.rank = bank.rank;
+    const Transaction& oldest = slots_[waiting.front()];
+    const int open = channel_.openRow(bank.rank, bank.group, bank.bank);
+    if (open >= 0) {
+        auto hit = std::find_if(waiting.begin(), waiting.end(), [&](int s) { return slots_[s].row == open; });
+        if (hit != waiting.end()) {
+            c.cmd = dir ? C::Wr : C::Rd;
+            c.slot = *hit;
+            c.row = open;
+            c.klass = 1;
+            c.seq = slots_[*hit].seq;
+        } else {
+            c.cmd = C::Pre;
+            c.klass = 2;
+            c.seq = oldest.seq;
+            c.conflict = true;
+        }
+    } else {
+        c.cmd = C::Act;
+        c.row = oldest.row;
+        c.klass = 2;
+        c.seq = oldest.seq;
+    }
+    c.at = channel_.earliest(c.cmd, bank.rank, bank.group, bank.bank);
+    bank.planned[dir] = true;
+    return &c;
+}
+
+bool DramController::closing(int b, Candidate& c) const {
+    const Bank& bank = banks_[b];
+    const int open = channel_.openRow(bank.rank, bank.group, bank.bank);
+    if (!bank.closeAfter || due_[bank.rank] || open < 0 || anyWants(b, open)) return false;
+    c = Candidate{};
+    c.bank = b;
+    c.rank = bank.rank;
+    c.cmd = DramCommand::Pre;
+    c.klass = 2;
+    c.at = channel_.earliest(DramCommand::Pre, bank.rank, bank.group, bank.bank);
+    return true;
+}
+
+std::int64_t DramController::admit(std::int64_t t) {
+    std::int64_t bound = kNeverCycle;
+    while (!backlog_.empty() && backlog_.front().ready <= t) {
+        const Transaction& x = backlog_.front();
+        const int dir = x.write ? 1 : 0;
+        if (count_[dir] >= (x.write ? o_.writeQueue : o_.readQueue)) break; // the buffer waits in order
+        account(t);
+        int slot = freeSlots_.back();
+        freeSlots_.pop_back();
+        slots_[slot] = x;
+        slots_[slot].arrival = t;
+        backlog_.pop_front();
+        const int b = bankIndex(slots_[slot].rank, slots_[slot].group, slots_[slot].bank);
+        Bank& bank = banks_[b];
+        if (bank.waiting[dir].empty()) active_[dir].push_back(b);
+        bank.waiting[dir].push_back(slot);
+        // A younger transaction changes the bank's plan only if it turns a conflict into a hit.
+        if (bank.planned[dir] && bank.plan[dir].cmd == DramCommand::Pre &&
+            slots_[slot].row == channel_.openRow(bank.rank, bank.group, bank.bank))
+            bank.planned[dir] = false;
+        ++count_[dir];
+        ++queued_;
+        const int mode = writeMode_ ? 1 : 0;
+        if (dir == mode)
+            if (const Candidate* c = planOf(b, mode)) bound = std::min(bound, std::max(t, c->at));
+    }
+    if (bound != kNeverCycle && wantsWriteMode() != writeMode_) bound = t;
+    return bound;
+}
+
+std::int64_t DramController::decide(std::int64_t t) {
+    using C = DramCommand;
+    writeMode_ = wantsWriteMode();
+    const int dir = writeMode_ ? 1 : 0;
+    const int perRank = spec_.banksPerRank();
+    const Candidate* best = nullptr;
+    std::int64_t next = kNeverCycle;
+    offered_.clear();
+    // A candidate's cycle is a lower bound (commands only push cycles later): refreshed when it has come.
+    auto offer = [&](Candidate & c) __attribute__((always_inline)) {
+        offered_.push_back(&c);
+        if (c.at <= t) {
+            const Bank& bank = banks_[c.bank];
+            c.at = c.cmd == C::Ref ? channel_.earliest(C::Ref, c.rank, 0, 0)
+                                   : channel_.earliest(c.cmd, bank.rank, bank.group, bank.bank);
+        }
+        if (c.at > t) {
+            next = std::min(next, c.at);
+            return;
+        }
+        if (!best || c.klass < best->klass || (c.klass == best->klass && c.seq < best->seq)) best = &c;
+    };
+
+    extra_.clear(); // refresh and closed-row candidates; reserved, so pointers into it stay valid
+    if (o_.refresh)
+        for (int r = 0; r < spec_.ranks; ++r) {
+            due_[r] = t >= nextRefresh_[r];
+            if (!due_[r]) {
+                next = std::min(next, nextRefresh_[r]); // then the rank's candidates change
+                continue;
+            }
+            Candidate c;
+            c.rank = r;
+            c.klass = 0;
+            c.seq = r;
+            if (channel_.openBanks(r) == 0) {
+                c.cmd = C::Ref;
+                c.bank = r * perRank;
+                c.at = t;
+                extra_.push_back(c);
+                continue;
+            }
+            for (int b = r * perRank; b < (r + 1) * perRank; ++b)
+                if (channel_.openRow(r, banks_[b].group, banks_[b].bank) >= 0) {
+                    c.cmd = C::Pre;
+                    c.bank = b;
+                    c.at = t;
+                    extra_.push_back(c);
+                }
+        }
+    for (int b : closing_) {
+        Candidate c;
+        if (closing(b, c)) extra_.push_back(c);
+    }
+    for (auto& c : extra_)
+        offer(c);
+    for (int b : active_[dir]) {
+        Bank& bank = banks_[b];
+        if (bank.planned[dir] && !due_[bank.rank])
+            offer(bank.plan[dir]);
+        else if (Candidate* c = planOf(b, dir))
+            offer(*c);
+    }
+
+    if (!best) return next;
+    const Candidate chosen = *best;
+    issue(chosen, t);
+    // Every other candidate's cycle is brought up to date, so the next decision comes when a command is
+    // ready; a refresh's consequences or a change of direction are looked at from the next cycle.
+    if (chosen.klass == 0 || wantsWriteMode() != writeMode_) return t + 1;
+    next = kNeverCycle;
+    for (int r = 0; r < spec_.ranks && o_.refresh; ++r)
+        if (!due_[r]) next = std::min(next, nextRefresh_[r]);
+    for (Candidate* c : offered_) {
+        if (c->bank == chosen.bank) continue;
+        const Bank& bank = banks_[c->bank];
+        c->at = c->cmd == C::Ref ? channel_.earliest(C::Ref, c->rank, 0, 0)
+                                 : channel_.earliest(c->cmd, bank.rank, bank.group, bank.bank);
+        next = std::min(next, c->at);
+    }
+    if (const Candidate* c = planOf(chosen.bank, dir)) next = std::min(next, c->at);
+    Candidate close;
+    if (closing(chosen.bank, close)) next = std::min(next, close.at);
+    return std::max(next, t + 1);
+}
+
+bool DramController::anyWants(int bank, int row) const {
+    for (int dir = 0; dir < 2; ++dir)
+        for (int s : banks_[bank].waiting[dir])
+            if (slots_[s].row == row) return true;
+    return false;
+}
+
+void DramController::unlist(int bank, int dir) {
+    auto& v = dir < 2 ? active_[dir] : closing_;
+    v.erase(std::find(v.begin(), v.end(), bank));
+}
+
+void DramController::issue(const Candidate& c, std::int64_t t) {
+    using C = DramCommand;
+    Bank& bank = banks_[c.bank];
+    const int group = bank.group, bk = bank.bank;
+    if (c.cmd != C::Ref) bank.planned[0] = bank.planned[1] = false;
+    const int row = c.cmd == C::Act ? c.row : c.slot >= 0 ? slots_[c.slot].row : -1;
+    if (checker_) checker_->check(c.cmd, c.rank, group, bk, row, t);
+    channel_.issue(c.cmd, c.rank, group, bk, row, t);
+    ++stats_.commands;
+    switch (c.cmd) {
+    case C::Act:
+        bank.firstAccess = true;
+        bank.opensConflict = bank.conflictPre;
+        bank.conflictPre = false;
+        break;
+    case C::Pre:
+        bank.conflictPre = c.conflict;
+        if (bank.closeAfter) {
+            bank.closeAfter = false;
+            unlist(c.bank, 2);
+        }
+        break;
+    case C::Ref:
+        nextRefresh_[c.rank] += spec_.t.nREFI;
+        ++stats_.refreshes;
+        break;
+    case C::Rd:
+    case C::Wr: {
+        account(t);
+        const int dir = c.cmd == C::Wr ? 1 : 0;
+        Transaction x = slots_[c.slot];
+        auto& w = bank.waiting[dir];
+        w.erase(std::find(w.begin(), w.end(), c.slot));
+        if (w.empty()) unlist(c.bank, dir);
+        freeSlots_.push_back(c.slot);
+        --count_[dir];
+        --queued_;
+        if (!bank.firstAccess)
+            ++stats_.rowHits;
+        else
+            ++(bank.opensConflict ? stats_.rowConflicts : stats_.rowMisses);
+        bank.firstAccess = false;
+        const std::int64_t data = t + (dir ? spec_.t.nCWL : spec_.t.nCL) + spec_.t.nBL;
+        if (dir) {
+            ++stats_.writes;
+        } else {
+            ++stats_.reads;
+            const std::int64_t latency = data - x.arrival;
+            stats_.readLatencySum += latency;
+            if (latency >= static_cast<std::int64_t>(stats_.readLatencyHistogram.size()))
+                stats_.readLatencyHistogram.resize(latency + 1, 0);
+            ++stats_.readLatencyHistogram[latency];
+        }
+        if (o_.closedRow && !bank.closeAfter && !anyWants(c.bank, x.row)) {
+            bank.closeAfter = true;
+            closing_.push_back(c.bank);
+        }
+        sink_.transactionDone(index_, x, data);
+        break;
+    }
+    }
+}
+
+} // namespace steprdu::hw::mem

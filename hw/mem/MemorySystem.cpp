@@ -1,0 +1,183 @@
+#include "hw/mem/MemorySystem.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace steprdu::hw::mem {
+
+namespace {
+constexpr std::int64_t kSlice = 256;
+}
+
+MemorySystem::MemorySystem(const DramSpec& spec, const MemorySystemOptions& o)
+    : spec_(spec), o_(o), mapping_(o.mapping.empty() ? spec.mapping : o.mapping, spec_) {
+    for (int c = 0; c < spec_.channels; ++c) {
+        if (o_.checkTiming) checkers_.push_back(std::make_unique<DramChecker>(spec_));
+        channels_.push_back(std::make_unique<DramController>(
+            spec_, o_.controller, c, *this, o_.checkTiming ? checkers_.back().get() : nullptr));
+    }
+    lookahead_ = kNeverCycle;
+}
+
+MemorySystem::Client& MemorySystem::client(int c) {
+    if (c >= static_cast<int>(clients_.size())) clients_.resize(c + 1);
+    return clients_[c];
+}
+
+void MemorySystem::setWindow(int c, int transactions, int returnLatency) {
+    Client& cl = client(c);
+    cl.cap = transactions;
+    cl.returnLatency = returnLatency;
+    // A command at t moves its data no sooner than min(CL, CWL) + BL later, and the slot comes back the
+    // return latency after that: the front end cannot change before then.
+    std::int64_t la = std::min(spec_.t.nCL, spec_.t.nCWL) + spec_.t.nBL;
+    for (const auto& k : clients_)
+        if (k.cap > 0) lookahead_ = std::min(lookahead_, la + o_.clock.toDram(k.returnLatency) - 1);
+    lookahead_ = std::max<std::int64_t>(lookahead_, 1);
+}
+
+int MemorySystem::submit(int c, bool write, const std::vector<ByteRange>& ranges, std::int64_t issue,
+                         double perCycle) {
+    Client& cl = client(c);
+    int id;
+    if (!freeRequests_.empty()) {
+        id = freeRequests_.back();
+        freeRequests_.pop_back();
+    } else {
+        id = static_cast<int>(requests_.size());
+        requests_.emplace_back();
+    }
+    Request& r = requests_[id];
+    r = Request{c, 0, 0};
+    ++pending_;
+    const std::int64_t tx = spec_.transactionBytes;
+    std::int64_t j = 0;
+    for (const auto& range : ranges) {
+        if (range.bytes <= 0) continue;
+        const std::uint64_t first = range.address / tx, last = (range.address + range.bytes - 1) / tx;
+        for (std::uint64_t k = first; k <= last; ++k, ++j) {
+            const std::int64_t leave =
+                issue + (perCycle > 0 ? static_cast<std::int64_t>(std::floor(j / perCycle)) : 0);
+            DramAddress a = mapping_.decode(k * tx);
+            Transaction x;
+            x.request = id;
+            x.write = write;
+            x.rank = static_cast<std::int16_t>(a.rank);
+            x.group = static_cast<std::int16_t>(a.bankGroup);
+            x.bank = static_cast<std::int16_t>(a.bank);
+            x.row = a.row;
+            x.ready = std::max(o_.clock.toDram(leave), pos_);
+            x.seq = seq_++;
+            if (cl.cap > 0)
+                cl.held.push_back({x, a.channel});
+            else
+                channels_[a.channel]->submit(x);
+        }
+    }
+    r.remaining = j;
+    bytes_[write ? 1 : 0] += j * tx;
+    if (j == 0) { // nothing to move: complete at once
+        --pending_;
+        freeRequests_.push_back(id);
+        if (onRequest_) onRequest_(id, o_.clock.toDram(issue));
+    }
+    return id;
+}
+
+void MemorySystem::transactionDone(int, const Transaction& x, std::int64_t data) {
+    lastData_ = std::max(lastData_, data);
+    if (onTransaction_) onTransaction_(x.request, data);
+    Request& r = requests_[x.request];
+    r.last = std::max(r.last, data);
+    Client& cl = clients_[r.client];
+    if (cl.cap > 0) cl.frees.push(o_.clock.toDram(o_.clock.toFabric(data) + cl.returnLatency));
+    if (--r.remaining == 0) {
+        --pending_;
+        freeRequests_.push_back(x.request);
+        if (onRequest_) onRequest_(x.request, r.last);
+    }
+}
+
+std::int64_t MemorySystem::frontEndNext() const {
+    std::int64_t t = kNeverCycle;
+    for (const auto& cl : clients_) {
+        if (cl.held.empty()) continue;
+        if (cl.outstanding < cl.cap)
+            t = std::min(t, cl.held.front().x.ready);
+        else if (!cl.frees.empty())
+            t = std::min(t, cl.frees.top());
+    }
+    return std::max(t, pos_);
+}
+
+// The window slots that are back by `t` free up, and held transactions take them, in order.
+void MemorySystem::releaseHeld(std::int64_t t) {
+    for (auto& cl : clients_) {
+        while (!cl.frees.empty() && cl.frees.top() <= t) {
+            cl.frees.pop();
+            --cl.outstanding;
+        }
+        while (!cl.held.empty() && cl.outstanding < cl.cap && cl.held.front().x.ready <= t) {
+            Held h = cl.held.front();
+            cl.held.pop_front();
+            h.x.ready = t;
+            channels_[h.channel]->submit(h.x);
+            ++cl.outstanding;
+        }
+    }
+}
+
+std::int64_t MemorySystem::nextEvent() const {
+    std::int64_t t = frontEndNext();
+    for (const auto& ch : channels_)
+        t = std::min(t, ch->nextEvent());
+    return t;
+}
+
+bool MemorySystem::step(std::int64_t h) {
+    const std::int64_t fe = frontEndNext();
+    std::int64_t t = fe;
+    DramController* first = nullptr;
+    for (auto& ch : channels_)
+        if (ch->nextEvent() < t) {
+            t = ch->nextEvent();
+            first = ch.get();
+        }
+    if (t >= h || t == kNeverCycle) return false;
+    pos_ = std::max(pos_, t);
+    if (first)
+        first->advanceTo(t + 1);
+    else
+        releaseHeld(t);
+    return true;
+}
+
+void MemorySystem::advanceTo(std::int64_t h) {
+    const bool toEnd = h == kNeverCycle;
+    while (pos_ < h) {
+        const std::int64_t fe = frontEndNext();
+        std::int64_t t = fe;
+        for (const auto& ch : channels_)
+            t = std::min(t, ch->nextEvent());
+        if (t >= h) break;
+        if (fe == t) {
+            pos_ = t;
+            releaseHeld(t);
+            // Decide this cycle before the front end looks again.
+            for (auto& ch : channels_)
+                if (ch->nextEvent() <= t) ch->advanceTo(t + 1);
+            pos_ = t + 1;
+            continue;
+        }
+        // Channels go forward together in slices, so the requests they finish stay few and in cache.
+        std::int64_t bound = std::min({h, fe, t + kSlice});
+        if (lookahead_ != kNeverCycle) bound = std::min(bound, t + lookahead_);
+        for (auto& ch : channels_)
+            if (ch->nextEvent() < bound) ch->advanceTo(bound);
+        if (bound != kNeverCycle) pos_ = std::max(pos_, bound);
+    }
+    // Run to the end: the next request may come at any cycle after the last one decided.
+    if (!toEnd) pos_ = std::max(pos_, h);
+}
+
+} // namespace steprdu::hw::mem
