@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "hw/MemoryMap.h"
 #include "hw/pnr/FirstPlacement.h"
 #include "util/Error.h"
 
@@ -12,6 +13,7 @@ namespace steprdu::hw {
 CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
     initSimTime();
     g.finalize();
+    MemoryMap::check(cfg_);
     pnr::PlacementOptions po;
     po.timingElemBytes = o_.streams.timingElemBytes;
     po.channelDepth = o_.streams.channelDepth;

@@ -18,10 +18,13 @@ int MemoryMap::tierOf(const HwConfig& cfg, const std::string& cls) {
     return Ddr;
 }
 
-MemoryMap::MemoryMap(const step::Graph& g, const HwConfig& cfg) {
-    for (const auto& cls :
-         step::tensorClasses()) // a placement the chip cannot honour is an error even unused
+void MemoryMap::check(const HwConfig& cfg) {
+    for (const auto& cls : step::tensorClasses())
         tierOf(cfg, cls);
+}
+
+MemoryMap::MemoryMap(const step::Graph& g, const HwConfig& cfg) {
+    check(cfg);
     for (const auto& t : g.tensors()) {
         const int k = tierOf(cfg, t.tensorClass);
         tier_.push_back(k);

@@ -26,6 +26,8 @@ class MemoryMap {
     static const char* tierName(int tier) { return tier == Hbm ? "hbm" : "ddr"; }
     // The tier memory.place gives `cls`; throws BadInput if the configuration has no such tier.
     static int tierOf(const HwConfig& cfg, const std::string& cls);
+    // Checks every tensor class's placement, used or not, so a run fails before placement and elaboration.
+    static void check(const HwConfig& cfg);
 
   private:
     std::vector<int> tier_;

@@ -126,6 +126,7 @@ bool DramController::closing(int b, Candidate& c) const {
 
 std::int64_t DramController::admit(std::int64_t t) {
     std::int64_t bound = kNeverCycle;
+    bool admitted = false;
     while (!backlog_.empty() && backlog_.front().ready <= t) {
         const Transaction& x = backlog_.front();
         const int dir = x.write ? 1 : 0;
@@ -146,11 +147,13 @@ std::int64_t DramController::admit(std::int64_t t) {
             bank.planned[dir] = false;
         ++count_[dir];
         ++queued_;
+        admitted = true;
         const int mode = writeMode_ ? 1 : 0;
         if (dir == mode)
             if (const Candidate* c = planOf(b, mode)) bound = std::min(bound, std::max(t, c->at));
     }
-    if (bound != kNeverCycle && wantsWriteMode() != writeMode_) bound = t;
+    // A transaction of the other direction may switch the mode, and with it the candidates.
+    if (admitted && wantsWriteMode() != writeMode_) bound = t;
     return bound;
 }
 
