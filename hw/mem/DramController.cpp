@@ -4,6 +4,23 @@
 
 namespace steprdu::hw::mem {
 
+void ControllerStats::add(const ControllerStats& o) {
+    reads += o.reads;
+    writes += o.writes;
+    rowHits += o.rowHits;
+    rowMisses += o.rowMisses;
+    rowConflicts += o.rowConflicts;
+    refreshes += o.refreshes;
+    commands += o.commands;
+    readLatencySum += o.readLatencySum;
+    if (readLatencyHistogram.size() < o.readLatencyHistogram.size())
+        readLatencyHistogram.resize(o.readLatencyHistogram.size(), 0);
+    for (std::size_t l = 0; l < o.readLatencyHistogram.size(); ++l)
+        readLatencyHistogram[l] += o.readLatencyHistogram[l];
+    readQueueIntegral += o.readQueueIntegral;
+    writeQueueIntegral += o.writeQueueIntegral;
+}
+
 DramController::DramController(const DramSpec& spec, const ControllerOptions& o, int channel,
                                TransactionSink& sink, DramChecker* checker)
     : spec_(spec), o_(o), index_(channel), sink_(sink), checker_(checker), channel_(spec),

@@ -46,6 +46,9 @@ struct ControllerStats {
     std::int64_t readLatencySum = 0;
     std::vector<std::int64_t> readLatencyHistogram;       // count by latency in cycles
     double readQueueIntegral = 0, writeQueueIntegral = 0; // queue length x cycles
+
+    // Adds another channel's counts (for a tier's totals).
+    void add(const ControllerStats& o);
 };
 
 // Told when a transaction's last data beat has moved (read data returned, write data written).

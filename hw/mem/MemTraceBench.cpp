@@ -72,22 +72,9 @@ nlohmann::json runMemTrace(const MemTraceOptions& o, const traces::MemTrace& tra
     const MemorySystem& m = tier->engine();
     const DramSpec& s = m.spec();
     ControllerStats total;
-    std::vector<std::int64_t> histogram;
     std::int64_t violations = 0, checked = 0;
     for (int c = 0; c < m.channels(); ++c) {
-        const ControllerStats& st = m.controller(c).stats();
-        total.reads += st.reads;
-        total.writes += st.writes;
-        total.rowHits += st.rowHits;
-        total.rowMisses += st.rowMisses;
-        total.rowConflicts += st.rowConflicts;
-        total.refreshes += st.refreshes;
-        total.commands += st.commands;
-        total.readLatencySum += st.readLatencySum;
-        if (histogram.size() < st.readLatencyHistogram.size())
-            histogram.resize(st.readLatencyHistogram.size(), 0);
-        for (std::size_t l = 0; l < st.readLatencyHistogram.size(); ++l)
-            histogram[l] += st.readLatencyHistogram[l];
+        total.add(m.controller(c).stats());
         if (const DramChecker* k = m.checker(c)) {
             violations += k->violationCount();
             checked += k->commands();
@@ -97,7 +84,7 @@ nlohmann::json runMemTrace(const MemTraceOptions& o, const traces::MemTrace& tra
     const double bytes = double(m.bytesRead() + m.bytesWritten());
     const double perCycle = cycles > 0 ? bytes / double(cycles) : 0.0;
     const double meanLatency = total.reads ? double(total.readLatencySum) / double(total.reads) : 0.0;
-    const std::int64_t p99 = percentile(histogram, total.reads, 0.99);
+    const std::int64_t p99 = percentile(total.readLatencyHistogram, total.reads, 0.99);
     nlohmann::json j{
         {"preset", s.name},
         {"standard", s.standard},

@@ -164,15 +164,7 @@ void MemoryTier::reportStats(StatsRegistry& stats, Cycle elapsed) const {
         stats.add(cp, "read_queue_mean", st.readQueueIntegral / double(cyclesDram));
         stats.add(cp, "write_queue_mean", st.writeQueueIntegral / double(cyclesDram));
         stats.add(cp, "refreshes", double(st.refreshes));
-        total.reads += st.reads;
-        total.writes += st.writes;
-        total.rowHits += st.rowHits;
-        total.rowMisses += st.rowMisses;
-        total.rowConflicts += st.rowConflicts;
-        total.refreshes += st.refreshes;
-        total.readLatencySum += st.readLatencySum;
-        total.readQueueIntegral += st.readQueueIntegral;
-        total.writeQueueIntegral += st.writeQueueIntegral;
+        total.add(st);
         busBusy += double(ctl.dataBusyCycles());
         open += double(ctl.channel().openCycles(cyclesDram));
         if (const DramChecker* k = engine_.checker(c)) violations += k->violationCount();

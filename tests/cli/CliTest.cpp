@@ -1,36 +1,20 @@
 // The steprdu command line: exit codes and one-line messages for bad input (docs/cli.md).
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "CliRun.h"
 #include "step_ops/GraphBuilder.h"
 #include "util/Error.h"
 
 namespace {
 
-struct Result {
-    int code;
-    std::string out, err;
-};
+using Result = steprdu::test::CliResult;
 
 Result run(const std::string& args) {
-    auto dir = std::filesystem::temp_directory_path();
-    std::string errFile = (dir / ("steprdu_cli_err_" + std::to_string(::getpid()))).string();
-    std::string cmd = std::string(STEPRDU_BINARY) + " " + args + " 2>" + errFile;
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf{};
-    while (auto n = fread(buf.data(), 1, buf.size(), p))
-        out.append(buf.data(), n);
-    int status = pclose(p);
-    std::ifstream e(errFile);
-    std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
-    std::filesystem::remove(errFile);
-    return {WEXITSTATUS(status), out, err};
+    return steprdu::test::runCli(args);
 }
 
 std::string oneLine(const std::string& s) {

@@ -1,12 +1,11 @@
 // `steprdu memtrace`: its numbers are the unit benches' (same tier, same hand-derived bounds), and bad input
 // exits with 2 naming the file and line or the key.
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
+#include "CliRun.h"
 #include "mem/MemTestUtil.h"
 #include "traces/MemTrace.h"
 
@@ -15,25 +14,8 @@ using namespace steprdu::memtest;
 
 namespace {
 
-struct Result {
-    int code;
-    std::string out, err;
-};
-
-Result cli(const std::string& args) {
-    auto errFile =
-        std::filesystem::temp_directory_path() / ("steprdu_memtrace_err_" + std::to_string(::getpid()));
-    std::string cmd = std::string(STEPRDU_BINARY) + " " + args + " 2>" + errFile.string();
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf{};
-    while (auto n = fread(buf.data(), 1, buf.size(), p))
-        out.append(buf.data(), n);
-    int status = pclose(p);
-    std::ifstream e(errFile);
-    std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
-    std::filesystem::remove(errFile);
-    return {WEXITSTATUS(status), out, err};
+steprdu::test::CliResult cli(const std::string& args) {
+    return steprdu::test::runCli(args);
 }
 
 std::string traceFile(const std::string& name, const std::string& text) {
