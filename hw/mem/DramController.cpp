@@ -154,6 +154,7 @@ std::int64_t DramController::admit(std::int64_t t) {
         slots_[slot] = x;
         slots_[slot].arrival = t;
         backlog_.pop_front();
+        if (backlog_.empty()) sink_.inputDrained(index_);
         const int b = bankIndex(slots_[slot].rank, slots_[slot].group, slots_[slot].bank);
         Bank& bank = banks_[b];
         if (bank.waiting[dir].empty()) active_[dir].push_back(b);

@@ -51,11 +51,13 @@ struct ControllerStats {
     void add(const ControllerStats& o);
 };
 
-// Told when a transaction's last data beat has moved (read data returned, write data written).
+// Told when a transaction's last data beat has moved (read data returned, write data written), and when a
+// channel's input buffer has run empty (the sink may then submit the transactions it holds back).
 class TransactionSink {
   public:
     virtual ~TransactionSink() = default;
     virtual void transactionDone(int channel, const Transaction& x, std::int64_t dataCycle) = 0;
+    virtual void inputDrained(int channel) = 0;
 };
 
 class DramController {
@@ -74,6 +76,7 @@ class DramController {
     // transactions (refresh alone does not count: it is caught up later).
     std::int64_t nextEvent() const;
     bool idle() const { return queued_ == 0 && backlog_.empty(); }
+    bool inputEmpty() const { return backlog_.empty(); }
 
     // Queue occupancy is integrated up to `t`.
     void account(std::int64_t t);

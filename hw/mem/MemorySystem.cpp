@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace steprdu::hw::mem {
 
@@ -47,41 +48,138 @@ int MemorySystem::submit(int c, bool write, const std::vector<ByteRange>& ranges
         id = static_cast<int>(requests_.size());
         requests_.emplace_back();
     }
-    Request& r = requests_[id];
-    r = Request{c, 0, 0};
+    const std::uint64_t tx = spec_.transactionBytes;
+    std::int64_t count = 0;
+    for (const auto& range : ranges)
+        if (range.bytes > 0)
+            count +=
+                static_cast<std::int64_t>((range.address + range.bytes - 1) / tx - range.address / tx + 1);
+    requests_[id] = Request{c, count, 0};
     ++pending_;
-    const std::int64_t tx = spec_.transactionBytes;
-    std::int64_t j = 0;
-    for (const auto& range : ranges) {
-        if (range.bytes <= 0) continue;
-        const std::uint64_t first = range.address / tx, last = (range.address + range.bytes - 1) / tx;
-        for (std::uint64_t k = first; k <= last; ++k, ++j) {
-            const std::int64_t leave =
-                issue + (perCycle > 0 ? static_cast<std::int64_t>(std::floor(j / perCycle)) : 0);
-            DramAddress a = mapping_.decode(k * tx);
-            Transaction x;
-            x.request = id;
-            x.write = write;
-            x.rank = static_cast<std::int16_t>(a.rank);
-            x.group = static_cast<std::int16_t>(a.bankGroup);
-            x.bank = static_cast<std::int16_t>(a.bank);
-            x.row = a.row;
-            x.ready = std::max(o_.clock.toDram(leave), pos_);
-            x.seq = seq_++;
-            if (cl.cap > 0)
-                cl.held.push_back({x, a.channel});
-            else
-                channels_[a.channel]->submit(x);
-        }
-    }
-    r.remaining = j;
-    bytes_[write ? 1 : 0] += j * tx;
-    if (j == 0) { // nothing to move: complete at once
+    bytes_[write ? 1 : 0] += count * spec_.transactionBytes;
+    if (count == 0) { // nothing to move: complete at once
         --pending_;
         freeRequests_.push_back(id);
         if (onRequest_) onRequest_(id, o_.clock.toDram(issue));
+        return id;
     }
+    int k;
+    if (!freeStreams_.empty()) {
+        k = freeStreams_.back();
+        freeStreams_.pop_back();
+    } else {
+        k = static_cast<int>(streams_.size());
+        streams_.emplace_back();
+    }
+    Stream& st = streams_[k];
+    st.request = id;
+    st.write = write;
+    st.ranges = ranges;
+    st.range = 0;
+    st.j = 0;
+    st.issue = issue;
+    st.floor = pos_;
+    st.seq = seq_;
+    st.perCycle = perCycle;
+    st.next = 1;
+    st.last = 0;
+    seq_ += count;
+    advance(st);
+    if (cl.cap > 0) {
+        // Held back by the window: its transactions leave in order as slots free.
+        do {
+            Held h;
+            h.channel = makeTransaction(st, h.x);
+            cl.held.push_back(h);
+        } while (advance(st));
+        freeStreams_.push_back(k);
+        return id;
+    }
+    queueStream(k, {readyOf(st), st.seq + st.j});
+    // A stream that starts before what was already sent is sent up to there at once, so that every input
+    // buffer keeps the order of sending everything; then every channel gets something to start with.
+    while (next_ >= 0 && nextKey_ < sent_)
+        sendNext();
+    for (int ch = 0; ch < channels() && next_ >= 0; ++ch)
+        while (channels_[ch]->inputEmpty() && next_ >= 0)
+            sendNext();
     return id;
+}
+
+bool MemorySystem::advance(Stream& s) {
+    const std::uint64_t tx = spec_.transactionBytes;
+    while (s.next > s.last) {
+        if (s.range == s.ranges.size()) return false;
+        const ByteRange& r = s.ranges[s.range++];
+        if (r.bytes <= 0) continue;
+        s.next = r.address / tx;
+        s.last = (r.address + r.bytes - 1) / tx;
+    }
+    return true;
+}
+
+std::int64_t MemorySystem::readyOf(const Stream& s) const {
+    const std::int64_t leave =
+        s.issue + (s.perCycle > 0 ? static_cast<std::int64_t>(std::floor(s.j / s.perCycle)) : 0);
+    return std::max(o_.clock.toDram(leave), s.floor);
+}
+
+int MemorySystem::makeTransaction(Stream& s, Transaction& x) {
+    const DramAddress a = mapping_.decode(s.next * spec_.transactionBytes);
+    x.request = s.request;
+    x.write = s.write;
+    x.rank = static_cast<std::int16_t>(a.rank);
+    x.group = static_cast<std::int16_t>(a.bankGroup);
+    x.bank = static_cast<std::int16_t>(a.bank);
+    x.row = a.row;
+    x.ready = readyOf(s);
+    x.seq = s.seq + s.j;
+    ++s.next;
+    ++s.j;
+    return a.channel;
+}
+
+void MemorySystem::queueStream(int k, Key key) {
+    if (next_ < 0) {
+        next_ = k;
+        nextKey_ = key;
+        return;
+    }
+    if (key < nextKey_) {
+        std::swap(k, next_);
+        std::swap(key, nextKey_);
+    }
+    pendingStreams_.push({key, k});
+}
+
+void MemorySystem::sendNext() {
+    const int k = next_;
+    sent_ = std::max(sent_, nextKey_);
+    Stream& s = streams_[k];
+    Transaction x;
+    const int channel = makeTransaction(s, x);
+    // The stream stays next while its key is the least (a long request: no heap operation per transaction).
+    const bool more = advance(s);
+    const Key key{more ? readyOf(s) : 0, s.seq + s.j};
+    if (more && (pendingStreams_.empty() || !(pendingStreams_.top().first < key))) {
+        nextKey_ = key;
+    } else {
+        if (more)
+            pendingStreams_.push({key, k});
+        else
+            freeStreams_.push_back(k);
+        next_ = -1;
+        if (!pendingStreams_.empty()) {
+            std::tie(nextKey_, next_) = pendingStreams_.top();
+            pendingStreams_.pop();
+        }
+    }
+    channels_[channel]->submit(x);
+}
+
+void MemorySystem::inputDrained(int channel) {
+    while (channels_[channel]->inputEmpty() && next_ >= 0)
+        sendNext();
 }
 
 void MemorySystem::transactionDone(int, const Transaction& x, std::int64_t data) {

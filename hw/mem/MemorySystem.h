@@ -74,6 +74,7 @@ class MemorySystem : public TransactionSink {
     std::int64_t lastData() const { return lastData_; }
 
     void transactionDone(int channel, const Transaction& x, std::int64_t data) override;
+    void inputDrained(int channel) override;
 
   private:
     struct Request {
@@ -91,6 +92,30 @@ class MemorySystem : public TransactionSink {
         std::deque<Held> held; // transactions waiting for a window slot, in order
         std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> frees; // DRAM cycles
     };
+    // The transactions of a windowless client's request not yet sent to their channels. They are sent in
+    // (ready, seq) order across all streams, only as far as keeps every channel's input buffer non-empty:
+    // each buffer's front is then the transaction it would be with every one sent at once, and a large
+    // request costs a few buffered transactions per channel instead of all of its own.
+    struct Stream {
+        int request = -1;
+        bool write = false;
+        std::vector<ByteRange> ranges;
+        std::size_t range = 0;
+        std::uint64_t next = 1, last = 0; // transaction numbers (address / size) left in the current range
+        std::int64_t j = 0;               // transactions made so far
+        std::int64_t issue = 0, floor = 0, seq = 0;
+        double perCycle = 0;
+    };
+    using Key = std::pair<std::int64_t, std::int64_t>; // (ready, seq) of a stream's next transaction
+    // Moves `s` to its next transaction; false when it has none left.
+    bool advance(Stream& s);
+    std::int64_t readyOf(const Stream& s) const;
+    // The stream's next transaction; returns its channel.
+    int makeTransaction(Stream& s, Transaction& x);
+    // Queues stream `k` whose next transaction has `key`.
+    void queueStream(int k, Key key);
+    // Sends the transaction of least (ready, seq) not yet sent; next_ must be a stream.
+    void sendNext();
     Client& client(int c);
     std::int64_t frontEndNext() const;
     void releaseHeld(std::int64_t t);
@@ -102,6 +127,13 @@ class MemorySystem : public TransactionSink {
     std::vector<std::unique_ptr<DramController>> channels_;
     std::vector<Client> clients_;
     std::vector<Request> requests_;
+    std::vector<Stream> streams_;
+    std::vector<int> freeStreams_;
+    std::priority_queue<std::pair<Key, int>, std::vector<std::pair<Key, int>>, std::greater<>>
+        pendingStreams_;
+    int next_ = -1; // the stream of least key (outside the heap), or -1 when every transaction is sent
+    Key nextKey_{0, 0};
+    Key sent_{-1, -1}; // the largest key sent so far
     std::vector<int> freeRequests_;
     OnData onRequest_, onTransaction_;
     std::int64_t lookahead_ = 1; // DRAM cycles a command cannot affect the front end within
