@@ -17,12 +17,13 @@ std::vector<std::string> AddressMapping::names() {
 
 AddressMapping::AddressMapping(const std::string& name, const DramSpec& spec) : name_(name), spec_(spec) {
     using F = Field;
+    std::vector<Field> order; // least significant first
     if (name == "RoBaRaCoCh")
-        order_ = {F::Channel, F::Column, F::Rank, F::BankGroup, F::Bank, F::Row};
+        order = {F::Channel, F::Column, F::Rank, F::BankGroup, F::Bank, F::Row};
     else if (name == "ChRaBaRoCo")
-        order_ = {F::Column, F::Row, F::Bank, F::BankGroup, F::Rank, F::Channel};
+        order = {F::Column, F::Row, F::Bank, F::BankGroup, F::Rank, F::Channel};
     else if (name == "MOP4")
-        order_ = {F::Channel, F::ColumnLow, F::BankGroup, F::Bank, F::Rank, F::ColumnHigh, F::Row};
+        order = {F::Channel, F::ColumnLow, F::BankGroup, F::Bank, F::Rank, F::ColumnHigh, F::Row};
     else
         throw BadInput(
             fmt::format("address mapping: {}",
@@ -35,15 +36,32 @@ AddressMapping::AddressMapping(const std::string& name, const DramSpec& spec) : 
     };
     int bits = 0;
     bool pow2 = log2(spec_.transactionBytes) >= 0;
-    for (Field f : order_) {
-        radix_.push_back(radix(f));
-        shift_.push_back(bits);
-        int b = log2(radix(f));
+    for (Field f : order) {
+        Digit d{member(f), radix(f), f == F::ColumnHigh ? radix(F::ColumnLow) : 1, bits, 0};
+        const int b = log2(d.radix);
         pow2 = pow2 && b >= 0;
+        d.mask = b >= 0 ? (std::uint64_t(1) << b) - 1 : 0;
         bits += std::max(b, 0);
+        digits_.push_back(d);
     }
-    shift_.push_back(bits);
     if (pow2 && bits < 64) transactionShift_ = log2(spec_.transactionBytes);
+}
+
+int DramAddress::*AddressMapping::member(Field f) {
+    switch (f) {
+    case Field::Channel:
+        return &DramAddress::channel;
+    case Field::Rank:
+        return &DramAddress::rank;
+    case Field::BankGroup:
+        return &DramAddress::bankGroup;
+    case Field::Bank:
+        return &DramAddress::bank;
+    case Field::Row:
+        return &DramAddress::row;
+    default:
+        return &DramAddress::column;
+    }
 }
 
 int AddressMapping::radix(Field f) const {
@@ -70,44 +88,18 @@ int AddressMapping::radix(Field f) const {
 }
 
 DramAddress AddressMapping::decode(std::uint64_t address) const {
-    const bool pow2 = transactionShift_ >= 0;
-    std::uint64_t x = pow2 ? address >> transactionShift_ : address / spec_.transactionBytes;
     DramAddress a;
-    int columnLow = 0;
-    for (std::size_t i = 0; i < order_.size(); ++i) {
-        int d;
-        if (pow2) { // shifts and masks
-            d = static_cast<int>((x >> shift_[i]) & ((std::uint64_t(1) << (shift_[i + 1] - shift_[i])) - 1));
-        } else { // mixed radix; addresses beyond the capacity wrap around in the row
-            d = static_cast<int>(x % radix_[i]);
-            x /= radix_[i];
-        }
-        switch (order_[i]) {
-        case Field::Channel:
-            a.channel = d;
-            break;
-        case Field::Rank:
-            a.rank = d;
-            break;
-        case Field::BankGroup:
-            a.bankGroup = d;
-            break;
-        case Field::Bank:
-            a.bank = d;
-            break;
-        case Field::Row:
-            a.row = d;
-            break;
-        case Field::Column:
-            a.column = d;
-            break;
-        case Field::ColumnLow:
-            columnLow = d;
-            break;
-        case Field::ColumnHigh:
-            a.column = d * radix(Field::ColumnLow) + columnLow;
-            break;
-        }
+    if (transactionShift_ >= 0) { // shifts and masks
+        const std::uint64_t x = address >> transactionShift_;
+        for (const Digit& d : digits_)
+            a.*d.member += static_cast<int>((x >> d.shift) & d.mask) * d.scale;
+        return a;
+    }
+    // Mixed radix; addresses beyond the capacity wrap around in the row.
+    std::uint64_t x = address / spec_.transactionBytes;
+    for (const Digit& d : digits_) {
+        a.*d.member += static_cast<int>(x % d.radix) * d.scale;
+        x /= d.radix;
     }
     return a;
 }

@@ -30,12 +30,20 @@ class AddressMapping {
   private:
     enum class Field { Channel, Rank, BankGroup, Bank, Row, Column, ColumnLow, ColumnHigh };
     int radix(Field f) const;
+    static int DramAddress::*member(Field f);
+
+    // A field's digit, least significant first: it adds digit x scale to one member of DramAddress (the two
+    // halves of MOP4's column share one).
+    struct Digit {
+        int DramAddress::*member;
+        int radix, scale;
+        int shift; // when every radix is a power of two: its bit position
+        std::uint64_t mask;
+    };
 
     std::string name_;
     const DramSpec& spec_;
-    std::vector<Field> order_; // least significant first
-    std::vector<int> radix_;   // each field's count
-    std::vector<int> shift_;   // when every radix is a power of two: each field's bit position
+    std::vector<Digit> digits_;
     int transactionShift_ = -1;
 };
 
