@@ -37,13 +37,13 @@ AddressMapping::AddressMapping(const std::string& name, const DramSpec& spec) : 
     int bits = 0;
     bool pow2 = log2(spec_.transactionBytes) >= 0;
     for (Field f : order) {
-        Digit d{member(f), radix(f), f == F::ColumnHigh ? radix(F::ColumnLow) : 1, bits, 0};
-        const int b = log2(d.radix);
+        const int b = log2(radix(f));
         pow2 = pow2 && b >= 0;
-        d.mask = b >= 0 ? (std::uint64_t(1) << b) - 1 : 0;
+        bits_[static_cast<int>(f)] = {bits, b >= 0 ? (std::uint64_t(1) << b) - 1 : 0};
         bits += std::max(b, 0);
-        digits_.push_back(d);
+        digits_.push_back({member(f), radix(f), f == F::ColumnHigh ? radix(F::ColumnLow) : 1});
     }
+    columnLowBits_ = std::max(log2(radix(F::ColumnLow)), 0);
     if (pow2 && bits < 64) transactionShift_ = log2(spec_.transactionBytes);
 }
 
@@ -91,8 +91,17 @@ DramAddress AddressMapping::decode(std::uint64_t address) const {
     DramAddress a;
     if (transactionShift_ >= 0) { // shifts and masks
         const std::uint64_t x = address >> transactionShift_;
-        for (const Digit& d : digits_)
-            a.*d.member += static_cast<int>((x >> d.shift) & d.mask) * d.scale;
+        auto field = [&](Field f) {
+            const Bits& b = bits_[static_cast<int>(f)];
+            return static_cast<int>((x >> b.shift) & b.mask);
+        };
+        a.channel = field(Field::Channel);
+        a.rank = field(Field::Rank);
+        a.bankGroup = field(Field::BankGroup);
+        a.bank = field(Field::Bank);
+        a.row = field(Field::Row);
+        a.column =
+            field(Field::Column) + field(Field::ColumnLow) + (field(Field::ColumnHigh) << columnLowBits_);
         return a;
     }
     // Mixed radix; addresses beyond the capacity wrap around in the row.

@@ -7,6 +7,7 @@
 //   ChRaBaRoCo  column, row, bank, bank group, rank, channel   (a row, then the next row of the same bank)
 //   MOP4        channel, 4 columns, bank group, bank, rank, the other columns, row (Ramulator 2's MOP4CLXOR
 //               without its XOR: four transactions per bank group, then the next one)
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,18 +33,24 @@ class AddressMapping {
     int radix(Field f) const;
     static int DramAddress::*member(Field f);
 
-    // A field's digit, least significant first: it adds digit x scale to one member of DramAddress (the two
-    // halves of MOP4's column share one).
+    // A field's mixed-radix digit, least significant first: it adds digit x scale to one member of
+    // DramAddress (the two halves of MOP4's column share one).
     struct Digit {
         int DramAddress::*member;
         int radix, scale;
-        int shift; // when every radix is a power of two: its bit position
-        std::uint64_t mask;
     };
 
     std::string name_;
     const DramSpec& spec_;
     std::vector<Digit> digits_;
+    // When every radix is a power of two: each field's bit position and mask (mask 0: not in this mapping),
+    // indexed by Field, so decoding is a few shifts.
+    struct Bits {
+        int shift = 0;
+        std::uint64_t mask = 0;
+    };
+    std::array<Bits, 8> bits_{};
+    int columnLowBits_ = 0;
     int transactionShift_ = -1;
 };
 

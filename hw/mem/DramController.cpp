@@ -1,6 +1,7 @@
 #include "hw/mem/DramController.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace steprdu::hw::mem {
 
@@ -25,7 +26,10 @@ DramController::DramController(const DramSpec& spec, const ControllerOptions& o,
                                TransactionSink& sink, DramChecker* checker)
     : spec_(spec), o_(o), index_(channel), sink_(sink), checker_(checker), channel_(spec),
       slots_(o.readQueue + o.writeQueue), banks_(spec.ranks * spec.banksPerRank()),
-      nextRefresh_(spec.ranks, spec.t.nREFI), due_(spec.ranks, 0) {
+      nextRefresh_(spec.ranks, spec.t.nREFI), due_(spec.ranks, 0),
+      // As counts: above high x queue means above its floor, below low x queue below its ceiling.
+      writeHigh_(static_cast<int>(std::floor(o.writeHigh * o.writeQueue))),
+      writeLow_(static_cast<int>(std::ceil(o.writeLow * o.writeQueue))) {
     for (int i = static_cast<int>(slots_.size()) - 1; i >= 0; --i)
         freeSlots_.push_back(i);
     extra_.reserve(banks_.size() + spec.ranks);
@@ -87,8 +91,8 @@ void DramController::advanceTo(std::int64_t h) {
 // Ramulator's rule: enter write mode above the high watermark or when no read waits; leave it below the low
 // watermark once a read waits.
 bool DramController::wantsWriteMode() const {
-    if (!writeMode_) return count_[1] > o_.writeHigh * o_.writeQueue || (count_[0] == 0 && count_[1] > 0);
-    return !((count_[1] < o_.writeLow * o_.writeQueue && count_[0] > 0) || count_[1] == 0);
+    if (!writeMode_) return count_[1] > writeHigh_ || (count_[0] == 0 && count_[1] > 0);
+    return !((count_[1] < writeLow_ && count_[0] > 0) || count_[1] == 0);
 }
 
 DramController::Candidate* DramController::planOf(int b, int dir) {

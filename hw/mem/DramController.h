@@ -148,6 +148,7 @@ class DramController {
     bool writeMode_ = false;
     std::vector<std::int64_t> nextRefresh_;
     std::vector<char> due_;
+    int writeHigh_, writeLow_; // write drain watermarks in queued writes
     std::int64_t now_ = 0, next_ = kNeverCycle, bound_ = 0, accounted_ = 0;
     ControllerStats stats_;
 };

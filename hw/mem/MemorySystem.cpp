@@ -81,6 +81,7 @@ int MemorySystem::submit(int c, bool write, const std::vector<ByteRange>& ranges
     st.floor = pos_;
     st.seq = seq_;
     st.perCycle = perCycle;
+    st.first = std::max(o_.clock.toDram(issue), pos_);
     st.next = 1;
     st.last = 0;
     seq_ += count;
@@ -89,16 +90,19 @@ int MemorySystem::submit(int c, bool write, const std::vector<ByteRange>& ranges
         // Held back by the window: its transactions leave in order as slots free.
         do {
             Held h;
-            h.channel = makeTransaction(st, h.x);
+            h.channel = makeTransaction(st, readyOf(st), h.x);
             cl.held.push_back(h);
         } while (advance(st));
         freeStreams_.push_back(k);
         return id;
     }
-    queueStream(k, {readyOf(st), st.seq + st.j});
+    const Key key{readyOf(st), st.seq};
+    queueStream(k, key);
     // A stream that starts before what was already sent is sent up to there at once, so that every input
-    // buffer keeps the order of sending everything; then every channel gets something to start with.
-    while (next_ >= 0 && nextKey_ < sent_)
+    // buffer keeps the order of sending everything; a request of one transaction is sent at once, with
+    // everything before it (holding it back would cost more than it saves). Then every channel gets
+    // something to start with.
+    while (next_ >= 0 && (nextKey_ < sent_ || (count == 1 && !(key < nextKey_))))
         sendNext();
     for (int ch = 0; ch < channels() && next_ >= 0; ++ch)
         while (channels_[ch]->inputEmpty() && next_ >= 0)
@@ -119,12 +123,12 @@ bool MemorySystem::advance(Stream& s) {
 }
 
 std::int64_t MemorySystem::readyOf(const Stream& s) const {
-    const std::int64_t leave =
-        s.issue + (s.perCycle > 0 ? static_cast<std::int64_t>(std::floor(s.j / s.perCycle)) : 0);
+    if (s.perCycle <= 0) return s.first;
+    const std::int64_t leave = s.issue + static_cast<std::int64_t>(std::floor(s.j / s.perCycle));
     return std::max(o_.clock.toDram(leave), s.floor);
 }
 
-int MemorySystem::makeTransaction(Stream& s, Transaction& x) {
+int MemorySystem::makeTransaction(Stream& s, std::int64_t ready, Transaction& x) {
     const DramAddress a = mapping_.decode(s.next * spec_.transactionBytes);
     x.request = s.request;
     x.write = s.write;
@@ -132,7 +136,7 @@ int MemorySystem::makeTransaction(Stream& s, Transaction& x) {
     x.group = static_cast<std::int16_t>(a.bankGroup);
     x.bank = static_cast<std::int16_t>(a.bank);
     x.row = a.row;
-    x.ready = readyOf(s);
+    x.ready = ready;
     x.seq = s.seq + s.j;
     ++s.next;
     ++s.j;
@@ -157,7 +161,7 @@ void MemorySystem::sendNext() {
     sent_ = std::max(sent_, nextKey_);
     Stream& s = streams_[k];
     Transaction x;
-    const int channel = makeTransaction(s, x);
+    const int channel = makeTransaction(s, nextKey_.first, x);
     // The stream stays next while its key is the least (a long request: no heap operation per transaction).
     const bool more = advance(s);
     const Key key{more ? readyOf(s) : 0, s.seq + s.j};

@@ -105,13 +105,14 @@ class MemorySystem : public TransactionSink {
         std::int64_t j = 0;               // transactions made so far
         std::int64_t issue = 0, floor = 0, seq = 0;
         double perCycle = 0;
+        std::int64_t first = 0; // the ready cycle of its first transaction
     };
     using Key = std::pair<std::int64_t, std::int64_t>; // (ready, seq) of a stream's next transaction
     // Moves `s` to its next transaction; false when it has none left.
     bool advance(Stream& s);
     std::int64_t readyOf(const Stream& s) const;
     // The stream's next transaction; returns its channel.
-    int makeTransaction(Stream& s, Transaction& x);
+    int makeTransaction(Stream& s, std::int64_t ready, Transaction& x);
     // Queues stream `k` whose next transaction has `key`.
     void queueStream(int k, Key key);
     // Sends the transaction of least (ready, seq) not yet sent; next_ must be a stream.

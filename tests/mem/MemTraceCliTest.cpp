@@ -45,9 +45,12 @@ TEST(MemTraceCli, AgreesWithTheUnitBenches) {
         for (const char* key : {"dram_cycles", "bytes_read", "bytes_written", "row_hits", "row_misses",
                                 "row_conflicts", "read_latency_p99_ns", "achieved_gb_per_s"})
             EXPECT_EQ(j[key], bench[key]) << key;
-        if (pattern == std::string("sequential")) EXPECT_GE(j["bandwidth_fraction"].get<double>(), 0.9);
-        if (pattern == std::string("random"))
+        if (pattern == std::string("sequential")) {
+            EXPECT_GE(j["bandwidth_fraction"].get<double>(), 0.9);
+        }
+        if (pattern == std::string("random")) {
             EXPECT_NEAR(j["bytes_per_cycle"].get<double>(), 64 / 6.5, 0.1 * 64 / 6.5);
+        }
         EXPECT_NEAR(j["peak_gb_per_s"].get<double>(), 16 / 0.833, 1e-6);
     }
     auto path = traceFile("one_read", "cycle,op,address,bytes\n0,R,0x0,64\n");
