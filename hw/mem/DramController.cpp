@@ -41,10 +41,11 @@ DramController::DramController(const DramSpec& spec, const ControllerOptions& o,
 }
 
 void DramController::submit(const Transaction& x) {
-    next_ = std::min(next_, std::max(now_, x.ready));
     const auto later = [](const Transaction& a, const Transaction& b) {
         return a.ready > b.ready || (a.ready == b.ready && a.seq > b.seq);
     };
+    // Only the buffer's front decides when the channel next has something to do.
+    if (backlog_.empty() || later(backlog_.front(), x)) next_ = std::min(next_, std::max(now_, x.ready));
     if (backlog_.empty() || later(x, backlog_.back())) {
         backlog_.push_back(x);
         return;
