@@ -22,7 +22,12 @@ const char* commandName(DramCommand c) {
 
 DramChannel::DramChannel(const DramSpec& spec)
     : spec_(spec), ranks_(spec.ranks, Next{}), groups_(spec.ranks * spec.bankGroups, Next{}),
-      banks_(spec.ranks * spec.banksPerRank()), acts_(spec.ranks), open_(spec.ranks, 0) {}
+      banks_(spec.ranks * spec.banksPerRank()), acts_(spec.ranks), actsAt_(spec.ranks, 0),
+      open_(spec.ranks, 0) {
+    // Four activates long ago: no window yet.
+    for (auto& a : acts_)
+        a.fill(-(std::int64_t(1) << 40));
+}
 
 std::int64_t DramChannel::openCycles(std::int64_t t) const {
     std::int64_t sum = closedOpenCycles_;
@@ -37,9 +42,7 @@ void DramChannel::issue(DramCommand c, int rank, int bankGroup, int bank, int ro
     Next& r = ranks_[rank];
     Next& g = groups_[rank * spec_.bankGroups + bankGroup];
     Bank& b = banks_[index(rank, bankGroup, bank)];
-    // One command per channel per cycle.
-    for (int k = 0; k < kDramCommands; ++k)
-        atLeast(channel_, static_cast<C>(k), t + 1);
+    commandBus_ = t + 1;
     switch (c) {
     case C::Act:
         b.row = row;
@@ -52,8 +55,9 @@ void DramChannel::issue(DramCommand c, int rank, int bankGroup, int bank, int ro
         atLeast(g, C::Act, t + T.nRRDL);
         atLeast(r, C::Act, t + T.nRRDS);
         atLeast(r, C::Ref, t + T.nRC);
-        acts_[rank].push_back(t);
-        if (acts_[rank].size() > 4) acts_[rank].pop_front();
+        acts_[rank][actsAt_[rank]] = t;
+        actsAt_[rank] = (actsAt_[rank] + 1) % 4;
+        atLeast(r, C::Act, acts_[rank][actsAt_[rank]] + T.nFAW); // the 4th-last ACT, this one included
         break;
     case C::Pre:
         closedOpenCycles_ += t - b.openedAt;

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "hw/mem/DramSpec.h"
@@ -25,13 +24,10 @@ class DramChannel {
     // The earliest cycle `c` may issue at the given bank (for REF, any bank of the rank).
     std::int64_t earliest(DramCommand c, int rank, int bankGroup, int bank) const {
         const int k = static_cast<int>(c);
-        std::int64_t t = std::max(channel_[k], ranks_[rank][k]);
+        std::int64_t t = std::max(commandBus_, ranks_[rank][k]);
         if (c == DramCommand::Ref) return t;
-        t = std::max({t, groups_[rank * spec_.bankGroups + bankGroup][k],
-                      banks_[index(rank, bankGroup, bank)].next[k]});
-        if (c == DramCommand::Act && acts_[rank].size() == 4)
-            t = std::max(t, acts_[rank].front() + spec_.t.nFAW);
-        return t;
+        return std::max({t, groups_[rank * spec_.bankGroups + bankGroup][k],
+                         banks_[index(rank, bankGroup, bank)].next[k]});
     }
     // Records `c` at cycle `t` (which must be >= earliest); `row` for ACT.
     void issue(DramCommand c, int rank, int bankGroup, int bank, int row, std::int64_t t);
@@ -57,11 +53,14 @@ class DramChannel {
     }
 
     const DramSpec& spec_;
-    Next channel_{};
+    std::int64_t commandBus_ = 0; // one command per channel per cycle
     std::vector<Next> ranks_, groups_;
     std::vector<Bank> banks_;
-    std::vector<std::deque<std::int64_t>> acts_; // per rank: the last four ACT cycles
-    std::vector<int> open_;                      // per rank: banks with a row open
+    // Per rank: the last four ACT cycles, a ring from the oldest at `actsAt_`; the four-activate window
+    // goes into the rank's next ACT as each ACT issues.
+    std::vector<std::array<std::int64_t, 4>> acts_;
+    std::vector<int> actsAt_;
+    std::vector<int> open_; // per rank: banks with a row open
     std::int64_t closedOpenCycles_ = 0;
 };
 

@@ -26,13 +26,14 @@ DramController::DramController(const DramSpec& spec, const ControllerOptions& o,
                                TransactionSink& sink, DramChecker* checker)
     : spec_(spec), o_(o), index_(channel), sink_(sink), checker_(checker), channel_(spec),
       slots_(o.readQueue + o.writeQueue), banks_(spec.ranks * spec.banksPerRank()),
-      nextRefresh_(spec.ranks, spec.t.nREFI), due_(spec.ranks, 0),
+      nextRefresh_(spec.ranks, spec.t.nREFI), refreshAt_(spec.t.nREFI), due_(spec.ranks, 0),
       // As counts: above high x queue means above its floor, below low x queue below its ceiling.
       writeHigh_(static_cast<int>(std::floor(o.writeHigh * o.writeQueue))),
       writeLow_(static_cast<int>(std::ceil(o.writeLow * o.writeQueue))) {
     for (int i = static_cast<int>(slots_.size()) - 1; i >= 0; --i)
         freeSlots_.push_back(i);
     extra_.reserve(banks_.size() + spec.ranks);
+    offered_.resize(2 * banks_.size() + spec.ranks);
     for (int b = 0; b < static_cast<int>(banks_.size()); ++b) {
         banks_[b].rank = b / spec.banksPerRank();
         banks_[b].group = (b / spec.banks) % spec.bankGroups;
@@ -103,9 +104,11 @@ DramController::Candidate* DramController::planOf(int b, int dir) {
     if (waiting.empty() || due_[bank.rank]) return nullptr;
     Candidate& c = bank.plan[dir];
     if (bank.planned[dir]) return &c;
-    c = Candidate{};
     c.bank = b;
     c.rank = bank.rank;
+    c.slot = -1;
+    c.row = -1;
+    c.conflict = false;
     const Transaction& oldest = slots_[waiting.front()];
     const int open = channel_.openRow(bank.rank, bank.group, bank.bank);
     if (open >= 0) {
@@ -187,10 +190,10 @@ std::int64_t DramController::decide(std::int64_t t) {
     const int perRank = spec_.banksPerRank();
     const Candidate* best = nullptr;
     std::int64_t next = kNeverCycle;
-    offered_.clear();
+    int offered = 0;
     // A candidate's cycle is a lower bound (commands only push cycles later): refreshed when it has come.
     auto offer = [&](Candidate & c) __attribute__((always_inline)) {
-        offered_.push_back(&c);
+        offered_[offered++] = &c;
         if (c.at <= t) {
             const Bank& bank = banks_[c.bank];
             c.at = c.cmd == C::Ref ? channel_.earliest(C::Ref, c.rank, 0, 0)
@@ -204,32 +207,34 @@ std::int64_t DramController::decide(std::int64_t t) {
     };
 
     extra_.clear(); // refresh and closed-row candidates; reserved, so pointers into it stay valid
-    if (o_.refresh)
-        for (int r = 0; r < spec_.ranks; ++r) {
-            due_[r] = t >= nextRefresh_[r];
-            if (!due_[r]) {
-                next = std::min(next, nextRefresh_[r]); // then the rank's candidates change
-                continue;
-            }
-            Candidate c;
-            c.rank = r;
-            c.klass = 0;
-            c.seq = r;
-            if (channel_.openBanks(r) == 0) {
-                c.cmd = C::Ref;
-                c.bank = r * perRank;
+    // Until the first rank's refresh is due, no rank is (due_ is cleared as each REF issues).
+    const bool refreshDue = o_.refresh && t >= refreshAt_;
+    if (o_.refresh && !refreshDue) next = refreshAt_;
+    for (int r = 0; refreshDue && r < spec_.ranks; ++r) {
+        due_[r] = t >= nextRefresh_[r];
+        if (!due_[r]) {
+            next = std::min(next, nextRefresh_[r]); // then the rank's candidates change
+            continue;
+        }
+        Candidate c;
+        c.rank = r;
+        c.klass = 0;
+        c.seq = r;
+        if (channel_.openBanks(r) == 0) {
+            c.cmd = C::Ref;
+            c.bank = r * perRank;
+            c.at = t;
+            extra_.push_back(c);
+            continue;
+        }
+        for (int b = r * perRank; b < (r + 1) * perRank; ++b)
+            if (channel_.openRow(r, banks_[b].group, banks_[b].bank) >= 0) {
+                c.cmd = C::Pre;
+                c.bank = b;
                 c.at = t;
                 extra_.push_back(c);
-                continue;
             }
-            for (int b = r * perRank; b < (r + 1) * perRank; ++b)
-                if (channel_.openRow(r, banks_[b].group, banks_[b].bank) >= 0) {
-                    c.cmd = C::Pre;
-                    c.bank = b;
-                    c.at = t;
-                    extra_.push_back(c);
-                }
-        }
+    }
     for (int b : closing_) {
         Candidate c;
         if (closing(b, c)) extra_.push_back(c);
@@ -245,24 +250,26 @@ std::int64_t DramController::decide(std::int64_t t) {
     }
 
     if (!best) return next;
-    const Candidate chosen = *best;
-    issue(chosen, t);
+    const int chosenBank = best->bank;
+    const bool refreshed = best->klass == 0;
+    issue(*best, t);
     // Every other candidate's cycle is brought up to date, so the next decision comes when a command is
     // ready; a refresh's consequences or a change of direction are looked at from the next cycle.
-    if (chosen.klass == 0 || wantsWriteMode() != writeMode_) return t + 1;
-    next = kNeverCycle;
-    for (int r = 0; r < spec_.ranks && o_.refresh; ++r)
+    if (refreshed || wantsWriteMode() != writeMode_) return t + 1;
+    next = o_.refresh && !refreshDue ? refreshAt_ : kNeverCycle;
+    for (int r = 0; refreshDue && r < spec_.ranks; ++r)
         if (!due_[r]) next = std::min(next, nextRefresh_[r]);
-    for (Candidate* c : offered_) {
-        if (c->bank == chosen.bank) continue;
+    for (int i = 0; i < offered; ++i) {
+        Candidate* c = offered_[i];
+        if (c->bank == chosenBank) continue;
         const Bank& bank = banks_[c->bank];
         c->at = c->cmd == C::Ref ? channel_.earliest(C::Ref, c->rank, 0, 0)
                                  : channel_.earliest(c->cmd, bank.rank, bank.group, bank.bank);
         next = std::min(next, c->at);
     }
-    if (const Candidate* c = planOf(chosen.bank, dir)) next = std::min(next, c->at);
+    if (const Candidate* c = planOf(chosenBank, dir)) next = std::min(next, c->at);
     Candidate close;
-    if (closing(chosen.bank, close)) next = std::min(next, close.at);
+    if (o_.closedRow && closing(chosenBank, close)) next = std::min(next, close.at);
     return std::max(next, t + 1);
 }
 
@@ -302,6 +309,8 @@ void DramController::issue(const Candidate& c, std::int64_t t) {
         break;
     case C::Ref:
         nextRefresh_[c.rank] += spec_.t.nREFI;
+        due_[c.rank] = 0;
+        refreshAt_ = *std::min_element(nextRefresh_.begin(), nextRefresh_.end());
         ++stats_.refreshes;
         break;
     case C::Rd:

@@ -142,11 +142,12 @@ class DramController {
     std::vector<int> active_[2];      // banks with waiting reads, writes
     std::vector<int> closing_;        // banks with closeAfter
     std::vector<Candidate> extra_;    // decide's refresh and closing candidates
-    std::vector<Candidate*> offered_; // every candidate decide looked at
+    std::vector<Candidate*> offered_; // every candidate decide looked at (sized for all of them)
     int count_[2] = {0, 0};           // queued reads, writes
     int queued_ = 0;
     bool writeMode_ = false;
     std::vector<std::int64_t> nextRefresh_;
+    std::int64_t refreshAt_; // the earliest of nextRefresh_
     std::vector<char> due_;
     int writeHigh_, writeLow_; // write drain watermarks in queued writes
     std::int64_t now_ = 0, next_ = kNeverCycle, bound_ = 0, accounted_ = 0;
