@@ -253,8 +253,9 @@ std::int64_t DramController::decide(std::int64_t t) {
     const int chosenBank = best->bank;
     const bool refreshed = best->klass == 0;
     issue(*best, t);
-    // Every other candidate's cycle is brought up to date, so the next decision comes when a command is
-    // ready; a refresh's consequences or a change of direction are looked at from the next cycle.
+    // The other candidates keep their cycles as lower bounds (the command may have pushed them later): the
+    // next decision comes no later than a command is ready, and one that comes early only looks again. A
+    // refresh's consequences or a change of direction are looked at from the next cycle.
     if (refreshed || wantsWriteMode() != writeMode_) return t + 1;
     next = o_.refresh && !refreshDue ? refreshAt_ : kNeverCycle;
     for (int r = 0; refreshDue && r < spec_.ranks; ++r)
@@ -262,9 +263,6 @@ std::int64_t DramController::decide(std::int64_t t) {
     for (int i = 0; i < offered; ++i) {
         Candidate* c = offered_[i];
         if (c->bank == chosenBank) continue;
-        const Bank& bank = banks_[c->bank];
-        c->at = c->cmd == C::Ref ? channel_.earliest(C::Ref, c->rank, 0, 0)
-                                 : channel_.earliest(c->cmd, bank.rank, bank.group, bank.bank);
         next = std::min(next, c->at);
     }
     if (const Candidate* c = planOf(chosenBank, dir)) next = std::min(next, c->at);
