@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "hw/mem/TierFactory.h"
-#include "hw/pnr/FirstPlacement.h"
 #include "util/Strings.h"
 
 namespace steprdu::hw {
@@ -86,11 +85,17 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const Stre
         const bool multicast = op.kind() == "Broadcast";
         FabricRoute* route = nullptr;
         std::vector<int> fabricDsts;
+        std::vector<bool> columnFirst; // per fabric destination, as routed
+        auto routed = [&](int c, int port, int leg) {
+            auto it = p.columnFirst.find({c, port, leg});
+            return it != p.columnFirst.end() ? it->second : cfg_.rdn.routing == "yx";
+        };
         for (int k = 0; k < outs; ++k) {
             if (!route || !multicast) {
                 routes_.push_back(std::make_unique<FabricRoute>(cfg_.rdn.local_hop_cycles));
                 route = routes_.back().get();
                 fabricDsts.clear();
+                columnFirst.clear();
             }
             auto consumers = g.consumers({i, k});
             if (consumers.size() != 1)
@@ -124,7 +129,8 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const Stre
                     st->units = static_cast<int>(stage->pmus.size());
                     if (mesh_)
                         st->out = std::make_unique<MeshSegment>(*mesh_, st->pmu->endpoint(),
-                                                                std::vector<int>{to.endpoint()});
+                                                                std::vector<int>{to.endpoint()},
+                                                                std::vector<bool>{routed(c, port, 1)});
                     else
                         st->out = std::make_unique<IdealSegment>(1, cfg_.rdn.flit_bytes,
                                                                  cfg_.rdn.link_latency_cycles);
@@ -133,13 +139,15 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const Stre
                 } else {
                     fabricDsts.push_back(to.endpoint());
                 }
+                columnFirst.push_back(routed(c, port, 0));
             }
             onFabric_.push_back(!b.local);
             route->addBranch(std::move(b));
             bool last = !multicast || k + 1 == outs;
             if (last && !fabricDsts.empty()) {
                 if (mesh_)
-                    route->setFabric(std::make_unique<MeshSegment>(*mesh_, from.endpoint(), fabricDsts));
+                    route->setFabric(
+                        std::make_unique<MeshSegment>(*mesh_, from.endpoint(), fabricDsts, columnFirst));
                 else
                     route->setFabric(std::make_unique<IdealSegment>(static_cast<int>(fabricDsts.size()),
                                                                     cfg_.rdn.flit_bytes,

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "hw/MemoryMap.h"
-#include "hw/pnr/FirstPlacement.h"
+#include "hw/pnr/PlaceAndRoute.h"
 #include "util/Error.h"
 
 namespace steprdu::hw {
@@ -14,12 +14,13 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
     initSimTime();
     g.finalize();
     MemoryMap::check(cfg_);
-    pnr::PlacementOptions po;
+    pnr::LoweringOptions po;
     po.timingElemBytes = o_.streams.timingElemBytes;
     po.channelDepth = o_.streams.channelDepth;
     po.depthByProducer = o_.streams.depthByProducer;
     po.bindings = o_.bindings;
-    pnr::Placement placement = pnr::placeFirst(g, cfg_, po);
+    const pnr::PnrResult pnr = pnr::placeAndRoute(g, cfg_, po);
+    const pnr::Placement& placement = pnr.placement;
     // SystemC objects live until the process ends: the kernel keeps references to them.
     static std::unique_ptr<Chip> chip;
     chip = std::make_unique<Chip>("chip", cfg_, g, placement, store, o_.streams);
@@ -60,6 +61,7 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
     r.wallSeconds = wall();
     r.cycles = chip->finishCycle();
     r.summary = chip->summary(r.cycles);
+    r.summary["pnr"] = pnr.report;
     chip->reportStats(r.stats, r.cycles);
     r.events = chip->events();
     return r;

@@ -26,7 +26,7 @@ struct CycleOptions {
 
 struct CycleResult {
     Cycle cycles = 0;
-    nlohmann::json summary; // Chip::summary: units used, link bytes, stalls, off-chip bytes
+    nlohmann::json summary; // Chip::summary: units used, link bytes, stalls, off-chip bytes; "pnr": pnr.json
     StatsRegistry stats;
     std::int64_t events = 0;
     double wallSeconds = 0;

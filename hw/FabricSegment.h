@@ -22,8 +22,9 @@ class FabricSegment {
 
 class MeshSegment : public FabricSegment {
   public:
-    MeshSegment(RdnMesh& mesh, int src, const std::vector<int>& dsts)
-        : mesh_(mesh), flow_(mesh.addFlow(src, dsts)) {}
+    MeshSegment(RdnMesh& mesh, int src, const std::vector<int>& dsts,
+                const std::vector<bool>& columnFirst = {})
+        : mesh_(mesh), flow_(mesh.addFlow(src, dsts, columnFirst)) {}
     void send(std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag) override {
         mesh_.send(flow_, bytes, at, tailReady, sink, tag);
     }

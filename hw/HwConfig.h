@@ -83,7 +83,9 @@ struct MemoryConfig {
 // Reconfigurable dataflow network (vector fabric); stop tokens and credits use the control fabric.
 struct RdnConfig {
     std::string topology = "mesh"; // mesh | ideal (a dedicated link per stream, STeP section 4.5)
-    std::string routing = "xy";    // dimension order: along the row first (xy) or along the column first (yx)
+    // Static routes: all along the row first (xy), all along the column first (yx), or either per
+    // destination as place-and-route negotiates them (negotiated: west-first turn model, deadlock-free).
+    std::string routing = "negotiated";
     int flit_bytes = 64;
     int switch_latency_cycles = 1;
     int link_latency_cycles = 1;
@@ -91,7 +93,18 @@ struct RdnConfig {
     int vc_buffer_flits = 4;
     int control_hop_cycles = 1;
     int local_hop_cycles = 1;
-    bool flit_level = false; // every flit its own packet: slow, for checking the packet model
+    bool flit_level = false;      // every flit its own packet: slow, for checking the packet model
+    int flow_table_entries = 256; // static flows one switch can hold
+};
+
+// Place-and-route (hw/pnr): lowering, simulated-annealing placement, negotiated-congestion routing.
+struct PnrConfig {
+    std::string placer = "anneal"; // anneal (constructive start, then annealing) | constructive
+    int seed = 1;
+    double effort = 1.0;               // scales the annealer's moves per temperature
+    double congestion_weight = 4.0;    // lambda_cong of the placement cost
+    int route_iterations = 50;         // negotiated-congestion rounds at most
+    std::string on_overflow = "error"; // error | shrink
 };
 
 // The socket: dies side by side, each a grid of tiles, each tile a checkerboard of PCU and PMU sites.
@@ -131,6 +144,7 @@ struct HwConfig {
     RdnConfig rdn;
     ChipConfig chip;
     RooflineConfig roofline;
+    PnrConfig pnr;
     // Parameters of single units, by unit name and section key: {"pcu_r3c7": {"pcu.simd_lanes": 8}}.
     std::map<std::string, std::map<std::string, KeyValue>> units;
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "hw/MeshPath.h"
 #include "hw/RdnSwitch.h"
 
 namespace steprdu::hw {
@@ -108,34 +109,21 @@ int RdnMesh::attach(int row, int col, const std::string& name) {
 }
 
 // Dimension order: along the row (X) first, then along the column (Y); or the other way round.
-void RdnMesh::route(int fromSwitch, int toSwitch, std::vector<int>& links) const {
-    int r = fromSwitch / o_.cols, c = fromSwitch % o_.cols;
-    const int tr = toSwitch / o_.cols, tc = toSwitch % o_.cols;
-    auto alongRow = [&] {
-        for (; c != tc; c += tc > c ? 1 : -1)
-            links.push_back(meshLinks_[switchAt(r, c) * kPorts + (tc > c ? 1 : 3)]);
-    };
-    auto alongColumn = [&] {
-        for (; r != tr; r += tr > r ? 1 : -1)
-            links.push_back(meshLinks_[switchAt(r, c) * kPorts + (tr > r ? 2 : 0)]);
-    };
-    if (o_.columnFirst) {
-        alongColumn();
-        alongRow();
-    } else {
-        alongRow();
-        alongColumn();
-    }
+void RdnMesh::route(int fromSwitch, int toSwitch, bool columnFirst, std::vector<int>& links) const {
+    for (const MeshHop& h : meshPath(fromSwitch / o_.cols, fromSwitch % o_.cols, toSwitch / o_.cols,
+                                     toSwitch % o_.cols, columnFirst))
+        links.push_back(meshLinks_[switchAt(h.row, h.col) * kPorts + h.dir]);
 }
 
-int RdnMesh::addFlow(int src, const std::vector<int>& dsts) {
+int RdnMesh::addFlow(int src, const std::vector<int>& dsts, const std::vector<bool>& columnFirst) {
     Flow f;
     f.src = src;
     f.dsts = dsts;
     f.nodes.push_back({endpoints_.at(src).injection, {}, {}, {}});
     for (std::size_t d = 0; d < dsts.size(); ++d) {
         std::vector<int> path;
-        route(endpoints_[src].sw, endpoints_.at(dsts[d]).sw, path);
+        route(endpoints_[src].sw, endpoints_.at(dsts[d]).sw,
+              columnFirst.empty() ? o_.columnFirst : columnFirst[d], path);
         path.push_back(endpoints_[dsts[d]].ejection);
         int node = 0;
         for (int link : path) {

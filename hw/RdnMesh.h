@@ -66,8 +66,9 @@ class RdnMesh : public sc_core::sc_module {
 
     // Attaches an endpoint (a unit or an AGCU) to the switch at (row, col); returns its id.
     int attach(int row, int col, const std::string& name);
-    // A static flow from endpoint `src` to each endpoint of `dsts`; returns its id.
-    int addFlow(int src, const std::vector<int>& dsts);
+    // A static flow from endpoint `src` to each endpoint of `dsts`; returns its id. `columnFirst`, if given,
+    // says per destination whether its route goes along the column first; otherwise the mesh's order.
+    int addFlow(int src, const std::vector<int>& dsts, const std::vector<bool>& columnFirst = {});
     // Sends `bytes` on `flow`: the head may enter at `at` (>= now), the tail is ready no earlier than
     // `tailReady`. The sink hears of each destination's arrival.
     void send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag);
@@ -166,7 +167,7 @@ class RdnMesh : public sc_core::sc_module {
     void freePacket(int p);
     void deliver(int packet, int dest, Cycle head, Cycle tail);
     int switchAt(int row, int col) const { return row * o_.cols + col; }
-    void route(int fromSwitch, int toSwitch, std::vector<int>& links) const;
+    void route(int fromSwitch, int toSwitch, bool columnFirst, std::vector<int>& links) const;
     double rateFor(int latency, int buffer, bool ejection) const;
 
     MeshOptions o_;

@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "hw/CycleSimulator.h"
 #include "hw/HwConfigLoader.h"
+#include "hw/pnr/PlaceAndRoute.h"
 #include "step_ops/Metrics.h"
 #include "util/Error.h"
 #include "util/ForkRun.h"
@@ -29,6 +31,15 @@ nlohmann::json workloadMetrics(const Workload& w) {
               {"on_chip_bytes", sym.onChipBytes.str()},
               {"on_chip_bytes_paper", sym.onChipBytesPaper.str()},
               {"graph_flops", sym.flops.str()}}}};
+}
+
+hw::pnr::LoweringOptions loweringOptions(const Workload& w) {
+    hw::pnr::LoweringOptions o;
+    o.timingElemBytes = w.timingElemBytes;
+    o.channelDepth = w.channelDepth;
+    o.depthByProducer = w.depthByProducer;
+    o.bindings = w.bindings;
+    return o;
 }
 
 roofline::RooflineOptions rooflineOptions(const hw::HwConfig& cfg, const Workload& w) {
@@ -197,6 +208,96 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
     j["functional"] = functional;
     if (functional && w.check) j["rel_error"] = w.check(interp.memory());
     return j;
+}
+
+nlohmann::json placeAndRouteTestbench(const RunRequest& req, std::string* svg) {
+    auto cfg = hw::loadHwConfig(req.hw);
+    for (auto& s : req.sets)
+        hw::applyOverride(cfg, s);
+    const auto& tbench = findTestbench(req.testbench);
+    Knobs knobs(tbench.name(), tbench.knobs(), req.knobs);
+    auto w = tbench.build(knobs, false);
+    w.graph.finalize();
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = hw::pnr::placeAndRoute(w.graph, cfg, loweringOptions(w));
+    nlohmann::json j = r.report;
+    j["testbench"] = tbench.name();
+    j["params"] = w.params;
+    j["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (svg) *svg = hw::pnr::floorplanSvg(w.graph, cfg, r);
+    return j;
+}
+
+nlohmann::json compareBackends(const RunRequest& req) {
+    RunRequest rr = req, cr = req;
+    rr.backend = "roofline";
+    cr.backend = "cycle";
+    const nlohmann::json roof = runTestbench(rr);
+    RunArtifacts art;
+    const nlohmann::json cyc = runTestbench(cr, &art);
+    const auto cfg = art.config;
+    // Stats rows: path,name,value,unit.
+    struct Row {
+        std::string path, name;
+        double value;
+    };
+    std::vector<Row> rows;
+    std::istringstream csv(art.statsCsv);
+    std::string line;
+    std::getline(csv, line); // header
+    while (std::getline(csv, line)) {
+        const auto a = line.find(','), b = line.find(',', a + 1), c = line.find(',', b + 1);
+        if (a == std::string::npos || b == std::string::npos || c == std::string::npos) continue;
+        rows.push_back(
+            {line.substr(0, a), line.substr(a + 1, b - a - 1), std::stod(line.substr(b + 1, c - b - 1))});
+    }
+    // Stall cycles by cause and by the kind of unit the operator runs on (chip.<kind>_r..c.. or chip.agcuN).
+    nlohmann::json stalls = nlohmann::json::object();
+    for (const auto& r : rows) {
+        if (r.name.rfind("stall_", 0) != 0) continue;
+        const auto dot = r.path.find('.');
+        const std::string unit = r.path.substr(dot + 1, r.path.find('.', dot + 1) - dot - 1);
+        const std::string kind = unit.rfind("pcu", 0) == 0   ? "pcu"
+                                 : unit.rfind("pmu", 0) == 0 ? "pmu"
+                                                             : "agcu";
+        const std::string cause = r.name.substr(6, r.name.size() - 6 - 7); // stall_<cause>_cycles
+        auto& slot = stalls[cause][kind];
+        slot = (slot.is_null() ? 0.0 : slot.get<double>()) + r.value;
+    }
+    auto top = [&](const std::string& name, std::size_t n) {
+        std::vector<const Row*> v;
+        for (const auto& r : rows)
+            if (r.name == name) v.push_back(&r);
+        std::stable_sort(v.begin(), v.end(), [](const Row* a, const Row* b) { return a->value > b->value; });
+        nlohmann::json out = nlohmann::json::array();
+        for (std::size_t i = 0; i < std::min(n, v.size()); ++i)
+            out.push_back({{"path", v[i]->path}, {"value", v[i]->value}});
+        return out;
+    };
+    const double rc = roof["cycles"].get<double>(), cc = cyc["cycles"].get<double>();
+    const double offchip = cyc["off_chip_bytes"].get<double>();
+    double memPeak = 0;
+    for (const auto& [tier, m] : cyc["memory"].items())
+        memPeak = std::max(memPeak, m["peak_bytes_per_cycle"].get<double>());
+    const double pcus = cyc["units_used"]["pcu"].get<double>();
+    const double flops = cyc["graph_flops"].get<double>();
+    const double peak = static_cast<double>(cfg.pcu.peakFlopsPerCycle());
+    nlohmann::json bounds = {{"memory_cycles", memPeak > 0 ? offchip / memPeak : 0.0},
+                             {"memory_peak_bytes_per_cycle", memPeak},
+                             {"compute_cycles_assigned", pcus > 0 ? flops / (pcus * peak) : 0.0},
+                             {"compute_cycles_chip", flops / (cyc["peak_flops_per_cycle"].get<double>())},
+                             {"pcus_assigned", pcus},
+                             {"pcu_peak_flops_per_cycle", peak}};
+    return {{"testbench", cyc["testbench"]},
+            {"hw", cyc["hw"]},
+            {"params", cyc["params"]},
+            {"roofline", roof},
+            {"cycle", cyc},
+            {"cycle_over_roofline", rc > 0 ? cc / rc : 0.0},
+            {"bounds", bounds},
+            {"stall_cycles", stalls},
+            {"busiest_switches", top("max_link_utilization", 5)},
+            {"busiest_memory_channels", top("data_bus_utilization", 5)}};
 }
 
 } // namespace steprdu::tb

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hw/HwConfig.h"
+#include "hw/pnr/Lowering.h"
 #include "models/roofline/RooflineSimulator.h"
 #include "testbenches/Testbench.h"
 
@@ -36,8 +37,18 @@ struct RunArtifacts {
 
 // Symbolic metrics of a built workload: the keys of `steprdu analyze`.
 nlohmann::json workloadMetrics(const Workload& w);
+// Place-and-route options from the workload's stream settings and bindings.
+hw::pnr::LoweringOptions loweringOptions(const Workload& w);
 // Roofline options from a hardware config and the workload's own timing settings.
 roofline::RooflineOptions rooflineOptions(const hw::HwConfig& cfg, const Workload& w);
 nlohmann::json runTestbench(const RunRequest& r, RunArtifacts* artifacts = nullptr);
+// Place-and-route of the testbench's graph on the request's hardware (no simulation): the report of
+// pnr.json, and the floorplan as SVG if `svg` is given.
+// The roofline and the cycle backend on the same graph: both results, their ratio, the physical lower
+// bounds (off-chip bytes at the memory's peak, FLOPs at the assigned PCUs' and at the chip's peak), and
+// where the cycle level's cycles went (stall cycles by cause and unit kind, the busiest switches' links and
+// memory channels).
+nlohmann::json compareBackends(const RunRequest& r);
+nlohmann::json placeAndRouteTestbench(const RunRequest& r, std::string* svg = nullptr);
 
 } // namespace steprdu::tb

@@ -11,5 +11,9 @@ int cmdUnit(const std::vector<std::string>& args);
 int cmdMeshTraffic(const std::vector<std::string>& args);
 // steprdu memtrace: a DRAM tier alone, driven by a request trace.
 int cmdMemTrace(const std::vector<std::string>& args);
+// steprdu pnr: place and route a testbench's graph, without simulating it.
+int cmdPnr(const std::vector<std::string>& args);
+// steprdu compare: the roofline and the cycle backend on the same graph, side by side.
+int cmdCompare(const std::vector<std::string>& args);
 
 } // namespace steprdu::cli

@@ -47,6 +47,12 @@ const char* kUsage = R"(usage:
               [--cycles N] [--flit-level] [--json]   synthetic traffic on the RDN mesh
   steprdu memtrace <trace.csv> | --generate sequential|random|mixed  --mem hbm2|hbm2e|ddr4|ddr5|sn40l|tiny
               [--set key=value ...] [--json]   a DRAM tier alone: bandwidth, latency, row hits
+  steprdu pnr <testbench> [knob=value ...] [--hw ..] [--set ..] [--out DIR] [--json]
+                                              place and route only: units, wirelength, hops, link loads;
+                                              --out writes pnr.json and floorplan.svg
+  steprdu compare <testbench> [knob=value ...] [--hw ..] [--set ..] [--json]
+                                              roofline and cycle-level side by side: ratio, lower bounds,
+                                              stalls by cause and unit kind, busiest links and channels
   steprdu <command> --help)";
 
 struct Common {
@@ -467,11 +473,14 @@ int main(int argc, char** argv) {
         if (cmd == "unit") return cli::cmdUnit(args);
         if (cmd == "meshtraffic") return cli::cmdMeshTraffic(args);
         if (cmd == "memtrace") return cli::cmdMemTrace(args);
+        if (cmd == "pnr") return cli::cmdPnr(args);
+        if (cmd == "compare") return cli::cmdCompare(args);
         if (cmd != "list" && cmd != "run" && cmd != "analyze" && cmd != "experiment" && cmd != "bench")
             throw BadInput(
                 "steprdu: unknown command '" + cmd + "'; " +
-                expectedFound("list, run, analyze, experiment, bench, unit, meshtraffic or memtrace",
-                              "'" + cmd + "'"));
+                expectedFound(
+                    "list, run, analyze, experiment, bench, unit, meshtraffic, memtrace, pnr or compare",
+                    "'" + cmd + "'"));
         Common c = parse(cmd, args);
         if (c.help) return 0;
         if (cmd == "list") return cmdList(c);

@@ -2,7 +2,9 @@
 // Where each operator of a STeP graph runs on the chip: the unit hosting its process, the units of its
 // virtual unit (a compute group of PCUs, the PMUs of a buffer), and the PMU stage buffers of streams whose
 // producer writes its results to memory. Produced by a placer, consumed by the Chip's elaboration.
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "hw/ChipLayout.h"
@@ -30,10 +32,22 @@ struct StagePlacement {
     std::vector<Site> pmus;
 };
 
+// Where a routed leg ends: input `port` of operator `consumer`, directly or at its stage buffer (leg 0), or
+// from its stage buffer to the consumer (leg 1).
+struct LegKey {
+    int consumer = -1, port = 0, leg = 0;
+    bool operator<(const LegKey& o) const {
+        return std::tie(consumer, port, leg) < std::tie(o.consumer, o.port, o.leg);
+    }
+};
+
 struct Placement {
     std::vector<OpPlacement> ops; // by operator index
     std::vector<StagePlacement> stages;
     int pcusUsed = 0, pmusUsed = 0, agcusUsed = 0;
+    // Routing: the legs that go along the column first (the rest go along the row first); without an
+    // entry, the mesh's dimension order.
+    std::map<LegKey, bool> columnFirst;
     // The stage of (consumer, port), or nullptr.
     const StagePlacement* stage(int consumer, int port) const;
 };

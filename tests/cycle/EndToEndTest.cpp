@@ -169,6 +169,7 @@ TEST(CycleEndToEnd, StatsAreKeyedByModulePath) {
     tb::RunRequest r;
     r.testbench = "gemm";
     r.backend = "cycle";
+    r.sets = {"pnr.placer=constructive"}; // the matmul group's host on pcu_r0c0
     tb::RunArtifacts art;
     auto j = tb::runTestbench(r, &art);
     const auto& chip = art.stats["chip"];

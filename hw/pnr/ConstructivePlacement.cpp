@@ -1,31 +1,14 @@
-#include "hw/pnr/FirstPlacement.h"
+#include "hw/pnr/ConstructivePlacement.h"
 
 #include <algorithm>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "hw/MeshPath.h"
 #include "util/Error.h"
 
 namespace steprdu::hw::pnr {
-
-Role roleOf(const std::string& k) {
-    if (k == "LinearOffChipLoad" || k == "LinearOffChipStore" || k == "RandomOffChipLoad" ||
-        k == "RandomOffChipStore" || k == "Source")
-        return Role::Agcu;
-    if (k == "Bufferize" || k == "Streamify" || k == "RepeatStatic" || k == "Expand") return Role::Pmu;
-    if (k == "Flatten" || k == "Reshape" || k == "Promote" || k == "Zip" || k == "Broadcast" || k == "Sink" ||
-        k == "Placeholder")
-        return Role::Folded;
-    return Role::Pcu;
-}
-
-bool writesMemory(const step::Operator& op) {
-    if (op.kind() == "LinearOffChipLoad" || op.kind() == "RandomOffChipLoad") return true;
-    const auto& a = op.args();
-    return a.is_object() && a.contains("write_back_mu") && a["write_back_mu"].is_boolean() &&
-           a["write_back_mu"].get<bool>();
-}
 
 namespace {
 
@@ -55,15 +38,6 @@ std::vector<Site> siteOrder(const ChipLayout& L, const ChipConfig& chip, UnitKin
     return out;
 }
 
-// The operator whose hardware produced what reaches `op`'s input: folded operators pass data through.
-int origin(const step::Graph& g, int op) {
-    for (int guard = 0; guard < g.numOps() && roleOf(g.op(op).kind()) == Role::Folded; ++guard) {
-        if (g.op(op).inputs().empty()) break;
-        op = g.op(op).inputs()[0].op;
-    }
-    return op;
-}
-
 // The placed site an off-chip operator exchanges data with: its consumer's stage buffer or unit (through
 // folded operators), else its producer's unit; nullptr if neither is placed.
 const Site* peer(const step::Graph& g, const Placement& pl, int op) {
@@ -87,76 +61,18 @@ const Site* peer(const step::Graph& g, const Placement& pl, int op) {
 
 } // namespace
 
-Placement placeFirst(const step::Graph& g, const HwConfig& cfg, const PlacementOptions& o) {
+Placement placeConstructive(const step::Graph& g, const HwConfig& cfg, const VirtualUnits& v,
+                            const step::Bindings& bindings) {
     const ChipLayout L(cfg.chip);
     const int n = g.numOps();
-    const std::int64_t peak = cfg.pcu.peakFlopsPerCycle();
-    // Sizes first, so that a graph that does not fit fails before anything is placed.
-    std::vector<int> pcus(n, 0), pmus(n, 0);
-    std::vector<std::vector<int>> stagePmus(n); // per input port: PMUs of its stage buffer, 0 = none
-    for (int i = 0; i < n; ++i) {
-        const auto& op = g.op(i);
-        Role role = roleOf(op.kind());
-        if (role == Role::Pcu)
-            pcus[i] = static_cast<int>(std::max<std::int64_t>(1, (op.computeBw() + peak - 1) / peak));
-        if (role == Role::Pmu && op.kind() != "Streamify") pmus[i] = 1;
-        if (role == Role::Folded || role == Role::Pmu) continue;
-        stagePmus[i].assign(op.inputs().size(), 0);
-        for (std::size_t p = 0; p < op.inputs().size(); ++p) {
-            const auto& producer = g.op(op.inputs()[p].op);
-            if (!writesMemory(g.op(origin(g, op.inputs()[p].op)))) continue;
-            // Enough SRAM for the stream's depth in tiles, where the tile size is known.
-            const auto& type = g.type(op.inputs()[p]);
-            std::int64_t units = 1;
-            if (type.dtype.isTile()) {
-                auto elems = (type.dtype.tile.rows * type.dtype.tile.cols).eval(o.bindings);
-                int eb = step::elemBytes(type.dtype.tile.elem);
-                if (o.timingElemBytes && type.dtype.tile.elem == step::ElemType::F32) eb = o.timingElemBytes;
-                auto it = o.depthByProducer.find(producer.name());
-                std::int64_t depth = it != o.depthByProducer.end() ? it->second : o.channelDepth;
-                if (elems)
-                    units = std::max<std::int64_t>(
-                        1, (std::max<std::int64_t>(depth, 1) * *elems * eb + cfg.pmu.capacity_bytes - 1) /
-                               cfg.pmu.capacity_bytes);
-            }
-            stagePmus[i][p] = static_cast<int>(units);
-        }
-    }
-    auto demand = [&](UnitKind k) {
-        std::vector<std::pair<int, std::string>> users;
-        int total = 0;
-        for (int i = 0; i < n; ++i) {
-            int u = k == UnitKind::Pcu ? pcus[i] : pmus[i];
-            if (k == UnitKind::Pmu)
-                for (int s : stagePmus[i])
-                    u += s;
-            if (u == 0) continue;
-            total += u;
-            users.emplace_back(u, g.op(i).where());
-        }
-        int have = L.numUnits(k);
-        if (total <= have) return;
-        std::stable_sort(users.begin(), users.end(),
-                         [](const auto& a, const auto& b) { return a.first > b.first; });
-        std::string top;
-        for (std::size_t i = 0; i < std::min<std::size_t>(3, users.size()); ++i)
-            top += fmt::format("{}{} {}", i ? ", " : "", users[i].second, users[i].first);
-        throw BadInput(
-            fmt::format("placement: the graph needs {} {}s, the {} x {} grid of '{}' has {} (largest: {}){}",
-                        total, k == UnitKind::Pcu ? "PCU" : "PMU", L.rows(), L.cols(), cfg.name, have, top,
-                        k == UnitKind::Pcu ? "; lower compute_bw or use a larger chip"
-                                           : "; use smaller tiles or a larger chip"));
-    };
-    demand(UnitKind::Pcu);
-    demand(UnitKind::Pmu);
-
+    const auto& pcus = v.pcus;
+    const auto& pmus = v.pmus;
+    const auto& stagePmus = v.stagePmus;
     Placement pl;
     pl.ops.resize(n);
     const auto pcuSites = siteOrder(L, cfg.chip, UnitKind::Pcu),
                pmuSites = siteOrder(L, cfg.chip, UnitKind::Pmu);
     std::size_t nextPcu = 0, nextPmu = 0;
-    const int agcus = static_cast<int>(L.agcus().size());
-    std::vector<bool> agcuUsed(agcus, false);
     auto take = [&](const std::vector<Site>& sites, std::size_t& next, int count) {
         if (next + count > sites.size())
             throw BadInput(fmt::format("placement: the graph needs more {}s than the grid of '{}' has ({})",
@@ -193,6 +109,26 @@ Placement placeFirst(const step::Graph& g, const HwConfig& cfg, const PlacementO
             break;
         }
     }
+    assignAgcus(g, cfg, bindings, pl);
+    // Folded operators run on their producer's unit (resolved last: a feedback edge may point forward).
+    for (int i = 0; i < n; ++i) {
+        if (!pl.ops[i].folded) continue;
+        int src = origin(g, i);
+        if (src == i || pl.ops[src].units.empty()) // nothing feeds it: a unit of its own
+            pl.ops[i].units = take(pcuSites, nextPcu, 1);
+        else
+            pl.ops[i].units = {pl.ops[src].host()};
+    }
+    pl.pcusUsed = static_cast<int>(nextPcu);
+    pl.pmusUsed = static_cast<int>(nextPmu);
+    return pl;
+}
+
+void assignAgcus(const step::Graph& g, const HwConfig& cfg, const step::Bindings& bindings, Placement& pl) {
+    const ChipLayout L(cfg.chip);
+    const int n = g.numOps();
+    const int agcus = static_cast<int>(L.agcus().size());
+    std::vector<bool> agcuUsed(agcus, false);
     // Off-chip operators and Sources: the AGCU from which their data would arrive soonest. Each candidate is
     // scored by the cycles already booked on its port plus the operator's own (its off-chip bytes at the flit
     // width), the mean cycles booked on the links of its dimension-order route, and two cycles per hop;
@@ -201,28 +137,15 @@ Placement placeFirst(const step::Graph& g, const HwConfig& cfg, const PlacementO
     std::map<std::pair<std::pair<int, int>, int>, double> linkCycles; // (switch, direction) -> cycles booked
     auto route = [&](int r, int c, int tr, int tc) {                  // as RdnMesh routes, in dimension order
         std::vector<std::pair<std::pair<int, int>, int>> links;
-        auto alongRow = [&] {
-            for (; c != tc; c += tc > c ? 1 : -1)
-                links.push_back({{r, c}, tc > c ? 1 : 3});
-        };
-        auto alongColumn = [&] {
-            for (; r != tr; r += tr > r ? 1 : -1)
-                links.push_back({{r, c}, tr > r ? 2 : 0});
-        };
-        if (cfg.rdn.routing == "yx") {
-            alongColumn();
-            alongRow();
-        } else {
-            alongRow();
-            alongColumn();
-        }
+        for (const MeshHop& h : meshPath(r, c, tr, tc, cfg.rdn.routing == "yx"))
+            links.push_back({{h.row, h.col}, h.dir});
         return links;
     };
     for (int i = 0; i < n; ++i) {
         if (roleOf(g.op(i).kind()) != Role::Agcu) continue;
         const Site* target = peer(g, pl, i);
         const double cycles =
-            static_cast<double>(g.op(i).offChipBytes().eval(o.bindings).value_or(0)) / cfg.rdn.flit_bytes;
+            static_cast<double>(g.op(i).offChipBytes().eval(bindings).value_or(0)) / cfg.rdn.flit_bytes;
         int best = -1;
         double bestCost = 0;
         for (int a = 0; a < agcus; ++a) {
@@ -250,19 +173,11 @@ Placement placeFirst(const step::Graph& g, const HwConfig& cfg, const PlacementO
         agcuUsed[best] = true;
         pl.ops[i].units = {{UnitKind::Agcu, L.agcus()[best].row, L.agcus()[best].col, best}};
     }
-    // Folded operators run on their producer's unit (resolved last: a feedback edge may point forward).
-    for (int i = 0; i < n; ++i) {
-        if (!pl.ops[i].folded) continue;
-        int src = origin(g, i);
-        if (src == i || pl.ops[src].units.empty()) // nothing feeds it: a unit of its own
-            pl.ops[i].units = take(pcuSites, nextPcu, 1);
-        else
-            pl.ops[i].units = {pl.ops[src].host()};
-    }
-    pl.pcusUsed = static_cast<int>(nextPcu);
-    pl.pmusUsed = static_cast<int>(nextPmu);
+    // Folded operators on an off-chip operator's AGCU follow it.
+    for (int i = 0; i < n; ++i)
+        if (pl.ops[i].folded && origin(g, i) != i && roleOf(g.op(origin(g, i)).kind()) == Role::Agcu)
+            pl.ops[i].units = {pl.ops[origin(g, i)].host()};
     pl.agcusUsed = static_cast<int>(std::count(agcuUsed.begin(), agcuUsed.end(), true));
-    return pl;
 }
 
 } // namespace steprdu::hw::pnr

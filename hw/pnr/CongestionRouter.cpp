@@ -1,0 +1,241 @@
+#include "hw/pnr/CongestionRouter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "hw/MeshPath.h"
+#include "util/Error.h"
+
+namespace steprdu::hw::pnr {
+
+namespace {
+
+constexpr int kDirs = 4; // N, E, S, W: RdnMesh's link order
+
+struct Mesh {
+    int rows, cols;
+    int link(int r, int c, int dir) const { return (r * cols + c) * kDirs + dir; }
+    // The links from (r, c) to (tr, tc), along the row first unless `columnFirst`.
+    std::vector<int> path(int r, int c, int tr, int tc, bool columnFirst) const {
+        std::vector<int> out;
+        for (const MeshHop& h : meshPath(r, c, tr, tc, columnFirst))
+            out.push_back(link(h.row, h.col, h.dir));
+        return out;
+    }
+};
+
+} // namespace
+
+Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
+    const ChipLayout L(cfg.chip);
+    const Mesh mesh{L.rows(), L.cols()};
+    Routing R;
+    R.capacity = cfg.rdn.flit_bytes;
+    R.cols = L.cols();
+    R.load.assign(static_cast<std::size_t>(L.numSites()) * kDirs, 0.0);
+    const std::string& policy = cfg.rdn.routing;
+
+    std::vector<int> order; // routable nets, heaviest first
+    for (int k = 0; k < static_cast<int>(nl.nets.size()); ++k)
+        if (!nl.nets[k].group && !nl.nets[k].legs.empty()) order.push_back(k);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return nl.nets[a].weight > nl.nets[b].weight; });
+    // Per net: its legs' options chosen, and the union of their links.
+    std::vector<std::vector<char>> choice(nl.nets.size());
+    std::vector<std::vector<int>> tree(nl.nets.size());
+    std::vector<double> history(R.load.size(), 0.0);
+    std::vector<int> inTree(R.load.size(), -1); // the net whose tree is being built holds the link
+    double pf = 0.5;
+    const double hf = 0.5;
+
+    auto pos = [&](int cell) { return std::make_pair(nl.cells[cell].site.row, nl.cells[cell].site.col); };
+    auto ripUp = [&](int k) {
+        for (int l : tree[k])
+            R.load[l] -= nl.nets[k].weight;
+        tree[k].clear();
+    };
+    auto route = [&](int k) {
+        const Net& net = nl.nets[k];
+        const auto [sr, sc] = pos(net.cells[0]);
+        choice[k].assign(net.legs.size(), 0);
+        // Nearest sinks first, so the far ones can share their links.
+        std::vector<int> sinks(net.legs.size());
+        std::iota(sinks.begin(), sinks.end(), 0);
+        auto dist = [&](int s) {
+            auto [r, c] = pos(net.cells[s + 1]);
+            return std::abs(r - sr) + std::abs(c - sc);
+        };
+        std::stable_sort(sinks.begin(), sinks.end(), [&](int a, int b) { return dist(a) < dist(b); });
+        for (int s : sinks) {
+            const auto [tr, tc] = pos(net.cells[s + 1]);
+            bool options[2] = {policy != "yx", policy != "xy"};
+            if (policy == "negotiated" && tc < sc) options[1] = false; // west-first: west goes first
+            if (sr == tr || sc == tc) options[1] = !options[0];        // one path either way
+            double best = 0;
+            int pick = -1;
+            for (int o = 0; o < 2; ++o) {
+                if (!options[o]) continue;
+                double cost = 0;
+                for (int l : mesh.path(sr, sc, tr, tc, o == 1)) {
+                    if (inTree[l] == k) continue;
+                    const double over = std::max(0.0, (R.load[l] + net.weight - R.capacity) / R.capacity);
+                    cost += (1 + history[l]) * (1 + pf * over);
+                }
+                if (pick < 0 || cost < best) {
+                    best = cost;
+                    pick = o;
+                }
+            }
+            choice[k][s] = static_cast<char>(pick);
+            for (int l : mesh.path(sr, sc, tr, tc, pick == 1))
+                if (inTree[l] != k) {
+                    inTree[l] = k;
+                    tree[k].push_back(l);
+                    R.load[l] += net.weight;
+                }
+        }
+        for (int l : tree[k])
+            inTree[l] = -1;
+    };
+
+    const double eps = 1e-9;
+    for (int it = 0; it < cfg.pnr.route_iterations; ++it) {
+        R.iterations = it + 1;
+        for (int k : order) {
+            bool again = it == 0;
+            for (int l : tree[k])
+                again = again || R.load[l] > R.capacity + eps;
+            if (!again) continue;
+            ripUp(k);
+            route(k);
+        }
+        int overused = 0;
+        for (std::size_t l = 0; l < R.load.size(); ++l)
+            if (R.load[l] > R.capacity + eps) {
+                ++overused;
+                history[l] += hf * (R.load[l] - R.capacity) / R.capacity;
+            }
+        R.overused = overused;
+        if (!overused) break;
+        pf *= 1.5;
+    }
+
+    // The legs, and the flows each switch's routing table holds.
+    std::vector<int> flows(L.numSites(), 0), lastNet(L.numSites(), -1);
+    for (int k : order) {
+        const Net& net = nl.nets[k];
+        const auto [sr, sc] = pos(net.cells[0]);
+        for (std::size_t s = 0; s < net.legs.size(); ++s) {
+            RoutedLeg leg;
+            leg.net = k;
+            leg.sink = static_cast<int>(s);
+            leg.columnFirst = choice[k][s] == 1;
+            const auto [tr, tc] = pos(net.cells[s + 1]);
+            leg.links = mesh.path(sr, sc, tr, tc, leg.columnFirst);
+            std::vector<int> switches{sr * L.cols() + sc};
+            for (int l : leg.links) {
+                const int sw = l / kDirs, dir = l % kDirs;
+                const int r = sw / L.cols() + (dir == 2) - (dir == 0),
+                          c = sw % L.cols() + (dir == 1) - (dir == 3);
+                switches.push_back(r * L.cols() + c);
+            }
+            for (int sw : switches)
+                if (lastNet[sw] != k) {
+                    lastNet[sw] = k;
+                    if (++flows[sw] > cfg.rdn.flow_table_entries)
+                        throw BadInput(fmt::format(
+                            "pnr: no route for stream {}: the routing table of switch {} is full ({} flows; "
+                            "rdn.flow_table_entries = {})",
+                            net.name, ChipLayout::switchName(sw / L.cols(), sw % L.cols()), flows[sw] - 1,
+                            cfg.rdn.flow_table_entries));
+                    R.maxFlowTable = std::max(R.maxFlowTable, flows[sw]);
+                }
+            R.legs.push_back(std::move(leg));
+        }
+    }
+    return R;
+}
+
+bool Routing::deadlockFree() const {
+    // Kahn's algorithm over link -> next link dependencies of every route.
+    const std::size_t n = load.size();
+    std::vector<std::vector<int>> next(n);
+    std::vector<int> indegree(n, 0);
+    for (const auto& leg : legs)
+        for (std::size_t i = 0; i + 1 < leg.links.size(); ++i) {
+            auto& out = next[leg.links[i]];
+            if (std::find(out.begin(), out.end(), leg.links[i + 1]) == out.end()) {
+                out.push_back(leg.links[i + 1]);
+                ++indegree[leg.links[i + 1]];
+            }
+        }
+    std::vector<int> ready;
+    for (std::size_t l = 0; l < n; ++l)
+        if (!indegree[l]) ready.push_back(static_cast<int>(l));
+    std::size_t seen = 0;
+    while (!ready.empty()) {
+        int l = ready.back();
+        ready.pop_back();
+        ++seen;
+        for (int m : next[l])
+            if (--indegree[m] == 0) ready.push_back(m);
+    }
+    return seen == n;
+}
+
+nlohmann::json Routing::report(const Netlist& nl) const {
+    double maxLoad = 0, sum = 0;
+    int used = 0;
+    for (double l : load)
+        if (l > 1e-12) {
+            maxLoad = std::max(maxLoad, l / capacity);
+            sum += l / capacity;
+            ++used;
+        }
+    std::int64_t hops = 0;
+    int maxHops = 0;
+    for (const auto& leg : legs) {
+        hops += static_cast<std::int64_t>(leg.links.size());
+        maxHops = std::max(maxHops, static_cast<int>(leg.links.size()));
+    }
+    int columnFirst = 0;
+    for (const auto& leg : legs)
+        columnFirst += leg.columnFirst;
+    std::vector<int> byLoad;
+    for (std::size_t l = 0; l < load.size(); ++l)
+        if (load[l] > 1e-12) byLoad.push_back(static_cast<int>(l));
+    std::stable_sort(byLoad.begin(), byLoad.end(), [&](int a, int b) { return load[a] > load[b]; });
+    const char* dirs[] = {"north", "east", "south", "west"};
+    // The busiest links with the nets on them.
+    nlohmann::json hot = nlohmann::json::array();
+    for (std::size_t i = 0; i < std::min<std::size_t>(10, byLoad.size()); ++i) {
+        const int l = byLoad[i], sw = l / kDirs;
+        std::vector<std::string> nets;
+        for (const auto& leg : legs)
+            if (std::find(leg.links.begin(), leg.links.end(), l) != leg.links.end() &&
+                std::find(nets.begin(), nets.end(), nl.nets[leg.net].name) == nets.end())
+                nets.push_back(nl.nets[leg.net].name);
+        hot.push_back(
+            {{"link", fmt::format("{}.{}", ChipLayout::switchName(sw / cols, sw % cols), dirs[l % kDirs])},
+             {"load", load[l] / capacity},
+             {"nets", nets}});
+    }
+    return {{"legs", legs.size()},
+            {"legs_column_first", columnFirst},
+            {"iterations", iterations},
+            {"overused_links", overused},
+            {"links_used", used},
+            {"max_link_load", maxLoad},
+            {"mean_link_load", used ? sum / used : 0.0},
+            {"hops_total", hops},
+            {"hops_mean", legs.empty() ? 0.0 : double(hops) / double(legs.size())},
+            {"hops_max", maxHops},
+            {"max_flow_table", maxFlowTable},
+            {"deadlock_free", deadlockFree()},
+            {"hottest_links", hot}};
+}
+
+} // namespace steprdu::hw::pnr

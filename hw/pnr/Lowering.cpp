@@ -1,0 +1,196 @@
+#include "hw/pnr/Lowering.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "util/Error.h"
+
+namespace steprdu::hw::pnr {
+
+Role roleOf(const std::string& k) {
+    if (k == "LinearOffChipLoad" || k == "LinearOffChipStore" || k == "RandomOffChipLoad" ||
+        k == "RandomOffChipStore" || k == "Source")
+        return Role::Agcu;
+    if (k == "Bufferize" || k == "Streamify" || k == "RepeatStatic" || k == "Expand") return Role::Pmu;
+    if (k == "Flatten" || k == "Reshape" || k == "Promote" || k == "Zip" || k == "Broadcast" || k == "Sink" ||
+        k == "Placeholder")
+        return Role::Folded;
+    return Role::Pcu;
+}
+
+bool writesMemory(const step::Operator& op) {
+    if (op.kind() == "LinearOffChipLoad" || op.kind() == "RandomOffChipLoad") return true;
+    const auto& a = op.args();
+    return a.is_object() && a.contains("write_back_mu") && a["write_back_mu"].is_boolean() &&
+           a["write_back_mu"].get<bool>();
+}
+
+int origin(const step::Graph& g, int op) {
+    for (int guard = 0; guard < g.numOps() && roleOf(g.op(op).kind()) == Role::Folded; ++guard) {
+        if (g.op(op).inputs().empty()) break;
+        op = g.op(op).inputs()[0].op;
+    }
+    return op;
+}
+
+int VirtualUnits::total(UnitKind k) const {
+    int t = 0;
+    for (std::size_t i = 0; i < pcus.size(); ++i) {
+        if (k == UnitKind::Pcu) t += pcus[i];
+        if (k == UnitKind::Pmu) {
+            t += pmus[i];
+            for (int s : stagePmus[i])
+                t += s;
+        }
+    }
+    return t;
+}
+
+namespace {
+
+int elemBytesOf(const step::TileType& t, const LoweringOptions& o) {
+    if (o.timingElemBytes && t.elem == step::ElemType::F32) return o.timingElemBytes;
+    return step::elemBytes(t.elem);
+}
+
+// Bytes of one element of a stream at the fabric's element size; 0 if its size is data-dependent and unbound.
+double elementBytes(const step::DataType& d, const LoweringOptions& o) {
+    using K = step::DataType::Kind;
+    switch (d.kind) {
+    case K::Tile:
+        return static_cast<double>((d.tile.rows * d.tile.cols).eval(o.bindings).value_or(0) *
+                                   elemBytesOf(d.tile, o));
+    case K::Buffer:
+        return static_cast<double>(
+            (d.bufferShape->totalElements() * d.tile.rows * d.tile.cols).eval(o.bindings).value_or(0) *
+            elemBytesOf(d.tile, o));
+    case K::Selector:
+        return d.selectorWidth;
+    case K::Tuple: {
+        double b = 0;
+        for (const auto& i : d.items)
+            b += elementBytes(i, o);
+        return b;
+    }
+    }
+    return 0;
+}
+
+} // namespace
+
+double streamBytes(const step::Graph& g, step::StreamRef s, const LoweringOptions& o) {
+    const auto& t = g.type(s);
+    const double elements = static_cast<double>(t.shape.totalElements().eval(o.bindings).value_or(1));
+    return elements * elementBytes(t.dtype, o);
+}
+
+VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o) {
+    const ChipLayout L(cfg.chip);
+    const int n = g.numOps();
+    const std::int64_t peak = cfg.pcu.peakFlopsPerCycle();
+    const double capacity = static_cast<double>(cfg.pmu.capacity_bytes);
+    VirtualUnits v;
+    v.pcus.assign(n, 0);
+    v.pmus.assign(n, 0);
+    v.stagePmus.resize(n);
+    // The rate model's run time: off-chip bytes at the memory's peak, each compute group's FLOPs at its peak.
+    double offChip = 0, runCycles = 1;
+    for (int i = 0; i < n; ++i) {
+        const auto& op = g.op(i);
+        offChip += static_cast<double>(op.offChipBytes().eval(o.bindings).value_or(0));
+        if (roleOf(op.kind()) == Role::Pcu) {
+            v.pcus[i] = static_cast<int>(std::max<std::int64_t>(1, (op.computeBw() + peak - 1) / peak));
+            const double flops = static_cast<double>(op.flops().eval(o.bindings).value_or(0));
+            runCycles = std::max(runCycles, flops / (double(v.pcus[i]) * double(peak)));
+        }
+    }
+    v.runCycles = std::max(runCycles, offChip / cfg.hbm.peakBytesPerCycle());
+    const double pmuBw = cfg.pmu.bandwidth_bytes_per_cycle;
+    // PMUs for `bytes` of SRAM moving `rate` bytes per cycle through one port direction; a buffer's data
+    // arrives on one link, so no more than a link's worth.
+    auto pmusFor = [&](double bytes, double rate) {
+        rate = std::min(rate, double(cfg.rdn.flit_bytes));
+        return static_cast<int>(std::max({1.0, std::ceil(bytes / capacity), std::ceil(rate / pmuBw)}));
+    };
+    for (int i = 0; i < n; ++i) {
+        const auto& op = g.op(i);
+        const Role role = roleOf(op.kind());
+        if (role == Role::Pmu && op.kind() != "Streamify") {
+            // Bufferize holds its buffer twice (double-buffered); RepeatStatic and Expand one element.
+            double bytes = 0, rate = 0;
+            if (!op.outputs().empty()) {
+                const double element = elementBytes(g.type({i, 0}).dtype, o);
+                bytes = op.kind() == "Bufferize" ? 2 * element : element;
+                rate = streamBytes(g, {i, 0}, o) / v.runCycles;
+            }
+            v.pmus[i] = pmusFor(bytes, rate);
+        }
+        if (role == Role::Folded || role == Role::Pmu) continue;
+        v.stagePmus[i].assign(op.inputs().size(), 0);
+        for (std::size_t p = 0; p < op.inputs().size(); ++p) {
+            const auto in = op.inputs()[p];
+            if (!writesMemory(g.op(origin(g, in.op)))) continue;
+            // The stream's depth in tiles, and its rate.
+            const auto& producer = g.op(in.op);
+            auto it = o.depthByProducer.find(producer.name());
+            const std::int64_t depth = it != o.depthByProducer.end() ? it->second : o.channelDepth;
+            const double element = elementBytes(g.type(in).dtype, o);
+            v.stagePmus[i][p] = pmusFor(double(std::max<std::int64_t>(depth, 1)) * element,
+                                        streamBytes(g, in, o) / v.runCycles);
+        }
+    }
+
+    // Fit check.
+    auto consumers = [&](UnitKind k) {
+        std::vector<std::pair<int, int>> users; // (units, operator)
+        for (int i = 0; i < n; ++i) {
+            int u = k == UnitKind::Pcu ? v.pcus[i] : v.pmus[i];
+            if (k == UnitKind::Pmu)
+                for (int s : v.stagePmus[i])
+                    u += s;
+            if (u) users.emplace_back(u, i);
+        }
+        std::stable_sort(users.begin(), users.end(),
+                         [](const auto& a, const auto& b) { return a.first > b.first; });
+        return users;
+    };
+    auto overflow = [&](UnitKind k, const std::string& hint) {
+        const auto users = consumers(k);
+        std::string top;
+        for (std::size_t i = 0; i < std::min<std::size_t>(3, users.size()); ++i)
+            top += fmt::format("{}{} {}", i ? ", " : "", g.op(users[i].second).where(), users[i].first);
+        const bool pcu = k == UnitKind::Pcu;
+        throw BadInput(fmt::format(
+            "pnr: {} overflow: the graph needs {} {}s{}, the {} x {} grid of '{}' has {} (largest: {}); {}",
+            pcu ? "PCU" : "PMU", v.total(k), pcu ? "PCU" : "PMU",
+            pcu ? fmt::format(" ({} FLOP/cycle)", std::int64_t(v.total(k)) * peak) : "", L.rows(), L.cols(),
+            cfg.name, L.numUnits(k), top, hint));
+    };
+    if (v.total(UnitKind::Pmu) > L.numUnits(UnitKind::Pmu))
+        overflow(UnitKind::Pmu,
+                 "PMU capacity cannot shrink: use smaller tiles, fewer regions or a larger chip");
+    const int have = L.numUnits(UnitKind::Pcu);
+    if (v.total(UnitKind::Pcu) > have) {
+        if (cfg.pnr.on_overflow != "shrink")
+            overflow(UnitKind::Pcu, "lower compute_bw, time-multiplex, or --set pnr.on_overflow=shrink");
+        // Take a PCU from the largest group until the graph fits: its throughput drops the least.
+        const std::vector<int> before = v.pcus;
+        int total = v.total(UnitKind::Pcu);
+        while (total > have) {
+            int largest = -1;
+            for (int i = 0; i < n; ++i)
+                if (v.pcus[i] > 1 && (largest < 0 || v.pcus[i] > v.pcus[largest])) largest = i;
+            if (largest < 0) overflow(UnitKind::Pcu, "every compute operator is down to one PCU");
+            --v.pcus[largest];
+            --total;
+        }
+        for (int i = 0; i < n; ++i)
+            if (v.pcus[i] != before[i])
+                v.shrunk.push_back(fmt::format("{}: {} -> {} PCUs", g.op(i).name(), before[i], v.pcus[i]));
+    }
+    return v;
+}
+
+} // namespace steprdu::hw::pnr

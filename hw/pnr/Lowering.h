@@ -1,0 +1,54 @@
+#pragma once
+// Lowering a STeP graph into virtual units (hardware-and-pnr.md 6.1): each operator gets the hardware it
+// runs on and how much of it. Compute operators get ceil(compute_bw / PCU peak) PCUs (routing and merging
+// operators one); logical tiles are cut into the PCU's physical tiles by the PCU's cost model, not here.
+// Buffers (Bufferize, RepeatStatic, Expand) get PMUs by capacity (double-buffered) and bandwidth; a stream
+// from a memory-writing producer (off-chip loads, write_back_mu operators) into a compute operator gets a
+// stage buffer of PMUs by the same rules; off-chip operators and Sources go to AGCUs; shape operators,
+// Broadcast and Sink fold into their producer's unit (a local hop, rdn.local_hop_cycles).
+//
+// Bandwidth needs a rate: every stream is assumed to flow over the run's lower bound T, the larger of the
+// off-chip bytes at the memory's peak and the busiest operator's FLOPs at its PCUs' peak.
+//
+// The fit check compares the totals with the grid: `error` throws BadInput naming the resource, demand and
+// capacity and the largest consumers; `shrink` takes PCUs away from the largest compute groups, one at a
+// time, until the graph fits, and records what it changed (PMU capacity cannot shrink).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hw/ChipLayout.h"
+#include "hw/HwConfig.h"
+#include "step_ops/Graph.h"
+
+namespace steprdu::hw::pnr {
+
+enum class Role { Agcu, Pcu, Pmu, Folded };
+// The kind of hardware an operator kind runs on.
+Role roleOf(const std::string& opKind);
+// True if the operator's consumers read its results from a memory unit (loads, write_back_mu operators).
+bool writesMemory(const step::Operator& op);
+// The operator whose hardware produced what reaches `op`'s input: folded operators pass data through.
+int origin(const step::Graph& g, int op);
+
+struct LoweringOptions {
+    int timingElemBytes = 0;       // bytes the fabric moves per f32 element (0 = native)
+    std::int64_t channelDepth = 2; // elements a stream holds, unless its producer has its own
+    std::map<std::string, std::int64_t> depthByProducer;
+    step::Bindings bindings; // data-dependent sizes
+};
+
+struct VirtualUnits {
+    std::vector<int> pcus, pmus;             // per operator
+    std::vector<std::vector<int>> stagePmus; // per operator and input port: its stage buffer's PMUs (0: none)
+    double runCycles = 1;                    // the rate model's lower bound T
+    std::vector<std::string> shrunk;         // `shrink`: one line per operator it gave fewer PCUs
+    int total(UnitKind k) const;
+};
+
+// Bytes a stream moves over the whole run, at the fabric's element size.
+double streamBytes(const step::Graph& g, step::StreamRef s, const LoweringOptions& o);
+
+VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o);
+
+} // namespace steprdu::hw::pnr

@@ -1,0 +1,128 @@
+#include "hw/pnr/Netlist.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace steprdu::hw::pnr {
+
+Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement& p, const VirtualUnits& v,
+                     const LoweringOptions& o) {
+    Netlist nl;
+    const int n = g.numOps();
+    std::map<std::pair<int, int>, int> bySite; // (row, col) -> cell
+    std::vector<int> agcuCell(n, -1);
+    auto cellAt = [&](const Site& s, int op) {
+        if (s.kind == UnitKind::Agcu) {
+            const int owner = origin(g, op);
+            if (agcuCell[owner] < 0) {
+                agcuCell[owner] = static_cast<int>(nl.cells.size());
+                Cell c;
+                c.site = s;
+                c.offChipRate = static_cast<double>(g.op(owner).offChipBytes().eval(o.bindings).value_or(0)) /
+                                v.runCycles;
+                nl.cells.push_back(c);
+            }
+            return agcuCell[owner];
+        }
+        auto [it, added] = bySite.emplace(std::make_pair(s.row, s.col), static_cast<int>(nl.cells.size()));
+        if (added) nl.cells.push_back({s, 0});
+        return it->second;
+    };
+    nl.opCells.resize(n);
+    for (int i = 0; i < n; ++i)
+        for (const auto& s : p.ops[i].units)
+            nl.opCells[i].push_back(cellAt(s, i));
+    for (const auto& st : p.stages) {
+        nl.stageCells.emplace_back();
+        for (const auto& s : st.pmus)
+            nl.stageCells.back().push_back(cellAt(s, st.consumer));
+    }
+    auto stageIndex = [&](int consumer, int port) {
+        for (std::size_t k = 0; k < p.stages.size(); ++k)
+            if (p.stages[k].consumer == consumer && p.stages[k].port == port) return static_cast<int>(k);
+        return -1;
+    };
+    // A floor on weights: 1% of a link, so that control-only nets still pull their ends together.
+    const double floor = 0.1 * cfg.rdn.flit_bytes;
+    for (int i = 0; i < n; ++i) {
+        const auto& op = g.op(i);
+        const bool multicast = op.kind() == "Broadcast";
+        Net net;
+        auto flush = [&] {
+            if (net.cells.size() > 1) nl.nets.push_back(net);
+            net = Net{};
+        };
+        for (int k = 0; k < static_cast<int>(op.outputs().size()); ++k) {
+            if (net.cells.empty()) {
+                net.cells.push_back(nl.opCells[i].front());
+                net.name = fmt::format("{}[{}]", op.name(), k);
+            }
+            const double rate = std::max(floor, streamBytes(g, {i, k}, o) / v.runCycles);
+            for (auto [c, port] : g.consumers({i, k})) {
+                const int stage = stageIndex(c, port);
+                const int host = nl.opCells[c].front();
+                const int first = stage >= 0 ? nl.stageCells[stage].front() : host;
+                if (first != net.cells.front()) {
+                    net.cells.push_back(first);
+                    net.legs.push_back({c, port, 0});
+                    net.weight = std::max(net.weight, rate);
+                }
+                if (stage >= 0 && first != host) { // the stage's own leg to its consumer
+                    Net leg;
+                    leg.cells = {first, host};
+                    leg.legs = {{c, port, 1}};
+                    leg.weight = rate;
+                    leg.name = fmt::format("{}[{}] stage", op.name(), k);
+                    nl.nets.push_back(leg);
+                }
+            }
+            if (!multicast) flush();
+        }
+        flush();
+        // A group's units stay together: as strongly as its heaviest leg pulls it.
+        auto group = [&](const std::vector<int>& cells, const std::string& name) {
+            if (cells.size() < 2) return;
+            Net gnet;
+            gnet.cells = cells;
+            gnet.group = true;
+            gnet.name = name;
+            gnet.weight = floor;
+            nl.nets.push_back(gnet);
+        };
+        if (!p.ops[i].folded && op.kind() != "Streamify") group(nl.opCells[i], op.name() + " group");
+    }
+    for (std::size_t k = 0; k < p.stages.size(); ++k)
+        if (nl.stageCells[k].size() > 1) {
+            Net gnet;
+            gnet.cells = nl.stageCells[k];
+            gnet.group = true;
+            gnet.name = g.op(p.stages[k].consumer).name() + " stage group";
+            gnet.weight = floor;
+            nl.nets.push_back(gnet);
+        }
+    // Groups pull as hard as the heaviest leg touching them.
+    nl.netsOf.assign(nl.cells.size(), {});
+    for (int k = 0; k < static_cast<int>(nl.nets.size()); ++k)
+        for (int c : nl.nets[k].cells)
+            if (nl.netsOf[c].empty() || nl.netsOf[c].back() != k) nl.netsOf[c].push_back(k);
+    for (auto& net : nl.nets) {
+        if (!net.group) continue;
+        for (int c : net.cells)
+            for (int k : nl.netsOf[c])
+                if (!nl.nets[k].group) net.weight = std::max(net.weight, nl.nets[k].weight);
+    }
+    return nl;
+}
+
+void applyNetlist(const step::Graph& g, const Netlist& nl, Placement& p) {
+    for (int i = 0; i < g.numOps(); ++i)
+        for (std::size_t u = 0; u < p.ops[i].units.size(); ++u)
+            p.ops[i].units[u] = nl.cells[nl.opCells[i][u]].site;
+    for (std::size_t k = 0; k < p.stages.size(); ++k)
+        for (std::size_t u = 0; u < p.stages[k].pmus.size(); ++u)
+            p.stages[k].pmus[u] = nl.cells[nl.stageCells[k][u]].site;
+}
+
+} // namespace steprdu::hw::pnr

@@ -1,0 +1,45 @@
+#pragma once
+// The placement problem as cells and nets. A cell is one physical unit a placement occupies: a PCU or PMU
+// site (shared by the operators folded onto it and by a Streamify and its Bufferize), or one off-chip
+// operator's AGCU (an AGCU hosts many). A net is a leg of a stream's route on the fabric, producer unit to
+// consumer unit or stage buffer, and stage buffer to consumer; a Broadcast's legs form one multicast net; the
+// units of one compute group or buffer form a net of their own. Its weight is its bandwidth in bytes per
+// cycle (the lowering's rate model), at least a small floor so that control-only nets stay short.
+#include <string>
+#include <vector>
+
+#include "hw/HwConfig.h"
+#include "hw/pnr/Lowering.h"
+#include "hw/pnr/Placement.h"
+#include "step_ops/Graph.h"
+
+namespace steprdu::hw::pnr {
+
+struct Cell {
+    Site site;
+    double offChipRate = 0; // AGCU cells: bytes per cycle through the AGCU
+};
+
+struct Net {
+    std::vector<int> cells;   // cells[0] is the source
+    std::vector<LegKey> legs; // per sink (cells[1..]); empty for a group net
+    double weight = 0;        // bytes per cycle
+    std::string name;
+    bool group = false; // the units of one compute group or buffer
+};
+
+struct Netlist {
+    std::vector<Cell> cells;
+    std::vector<Net> nets;
+    std::vector<std::vector<int>> netsOf;     // per cell
+    std::vector<std::vector<int>> opCells;    // per operator, per unit of its placement
+    std::vector<std::vector<int>> stageCells; // per stage of the placement, per PMU
+};
+
+// The cells and nets of `p`; `p` itself is left unchanged.
+Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement& p, const VirtualUnits& v,
+                     const LoweringOptions& o);
+// Writes the cells' sites back into the placement they were built from.
+void applyNetlist(const step::Graph& g, const Netlist& nl, Placement& p);
+
+} // namespace steprdu::hw::pnr

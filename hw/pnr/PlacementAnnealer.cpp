@@ -1,0 +1,244 @@
+#include "hw/pnr/PlacementAnnealer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace steprdu::hw::pnr {
+
+PlacementAnnealer::PlacementAnnealer(const HwConfig& cfg, Netlist& nl)
+    : cfg_(cfg), layout_(cfg.chip), nl_(nl), lambdaCong_(cfg.pnr.congestion_weight),
+      state_(0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(cfg.pnr.seed)) {
+    binRows_ = (layout_.rows() + binSize_ - 1) / binSize_;
+    binCols_ = (layout_.cols() + binSize_ - 1) / binSize_;
+    rebuild();
+    mark_.assign(nl_.nets.size(), 0);
+}
+
+void PlacementAnnealer::rebuild() {
+    siteCell_.assign(layout_.numSites(), -1);
+    movable_.clear();
+    for (int i = 0; i < static_cast<int>(nl_.cells.size()); ++i) {
+        const Site& s = nl_.cells[i].site;
+        if (s.kind == UnitKind::Agcu) continue;
+        siteCell_[s.row * layout_.cols() + s.col] = i;
+        movable_.push_back(i);
+    }
+    demand_.assign(binRows_ * binCols_, 0.0);
+    binMark_.assign(demand_.size(), binStamp_); // marked: this spreading saves nothing
+    box_.clear();
+    netCost_.clear();
+    for (int k = 0; k < static_cast<int>(nl_.nets.size()); ++k) {
+        box_.push_back(boxOf(k));
+        netCost_.push_back(netCost(box_.back(), k));
+        if (!nl_.nets[k].group) spread(box_.back(), k, 1);
+    }
+}
+
+std::uint64_t PlacementAnnealer::below(std::uint64_t n) {
+    // splitmix64: the same sequence on every platform.
+    state_ += 0x9e3779b97f4a7c15ULL;
+    std::uint64_t z = state_;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return (z ^ (z >> 31)) % n;
+}
+
+double PlacementAnnealer::uniform() {
+    return static_cast<double>(below(std::uint64_t(1) << 53)) / static_cast<double>(std::uint64_t(1) << 53);
+}
+
+PlacementAnnealer::Box PlacementAnnealer::boxOf(int net) const {
+    Box b{1 << 30, -1, 1 << 30, -1};
+    for (int c : nl_.nets[net].cells) {
+        const Site& s = nl_.cells[c].site;
+        b.r0 = std::min(b.r0, s.row);
+        b.r1 = std::max(b.r1, s.row);
+        b.c0 = std::min(b.c0, s.col);
+        b.c1 = std::max(b.c1, s.col);
+    }
+    return b;
+}
+
+double PlacementAnnealer::netCost(const Box& b, int net) const {
+    const double w = nl_.nets[net].weight / cfg_.rdn.flit_bytes;
+    const int crossings = layout_.die(b.c1) - layout_.die(b.c0);
+    return w * ((b.r1 - b.r0) + (b.c1 - b.c0) + d2d_ * crossings);
+}
+
+void PlacementAnnealer::spread(const Box& b, int net, double sign) {
+    const double w = nl_.nets[net].weight / cfg_.rdn.flit_bytes;
+    const int area = (b.r1 - b.r0 + 1) * (b.c1 - b.c0 + 1);
+    const double density = sign * w * ((b.r1 - b.r0) + (b.c1 - b.c0) + 1) / area;
+    for (int br = b.r0 / binSize_; br <= b.r1 / binSize_; ++br)
+        for (int bc = b.c0 / binSize_; bc <= b.c1 / binSize_; ++bc) {
+            const int rows = std::min(b.r1, br * binSize_ + binSize_ - 1) - std::max(b.r0, br * binSize_) + 1;
+            const int cols = std::min(b.c1, bc * binSize_ + binSize_ - 1) - std::max(b.c0, bc * binSize_) + 1;
+            const int bin = br * binCols_ + bc;
+            if (binMark_[bin] != binStamp_) { // first touch in this move
+                binMark_[bin] = binStamp_;
+                touchedBins_.push_back(bin);
+                savedDemand_.push_back(demand_[bin]);
+            }
+            demand_[bin] += density * rows * cols;
+        }
+}
+
+double PlacementAnnealer::binPenalty(double demand, int bin) const {
+    const int br = bin / binCols_, bc = bin % binCols_;
+    const int switches = (std::min(layout_.rows(), (br + 1) * binSize_) - br * binSize_) *
+                         (std::min(layout_.cols(), (bc + 1) * binSize_) - bc * binSize_);
+    const double cap = 2.0 * switches;
+    const double over = demand - cap;
+    return over > 0 ? lambdaCong_ * over * over / cap : 0.0;
+}
+
+double PlacementAnnealer::wirelength() const {
+    double w = 0;
+    for (double c : netCost_)
+        w += c;
+    return w;
+}
+
+double PlacementAnnealer::cost() const {
+    double c = wirelength();
+    for (int b = 0; b < static_cast<int>(demand_.size()); ++b)
+        c += binPenalty(demand_[b], b);
+    return c;
+}
+
+double PlacementAnnealer::tryMove(double t, int window, bool* accepted) {
+    *accepted = false;
+    const int a = movable_[below(movable_.size())];
+    Cell& ca = nl_.cells[a];
+    const Site from = ca.site;
+    int other = -1;
+    double delta = 0;
+    {
+        const int span = 2 * window + 1;
+        int r = std::clamp(from.row - window + static_cast<int>(below(span)), 0, layout_.rows() - 1);
+        int c = std::clamp(from.col - window + static_cast<int>(below(span)), 0, layout_.cols() - 1);
+        if (layout_.siteKind(r, c) != from.kind) c += c + 1 < layout_.cols() ? 1 : -1;
+        if (r == from.row && c == from.col) return 0;
+        other = siteCell_[r * layout_.cols() + c];
+        ca.site.row = r;
+        ca.site.col = c;
+        if (other >= 0) {
+            nl_.cells[other].site.row = from.row;
+            nl_.cells[other].site.col = from.col;
+        }
+    }
+    // The nets the move touches, each once.
+    ++stamp_;
+    touched_.clear();
+    for (int cell : {a, other}) {
+        if (cell < 0) continue;
+        for (int k : nl_.netsOf[cell])
+            if (mark_[k] != stamp_) {
+                mark_[k] = stamp_;
+                touched_.push_back(k);
+            }
+    }
+    ++binStamp_;
+    touchedBins_.clear();
+    savedDemand_.clear();
+    for (int k : touched_) {
+        const Box nb = boxOf(k);
+        delta += netCost(nb, k) - netCost_[k];
+        if (lambdaCong_ > 0 && !nl_.nets[k].group) {
+            spread(box_[k], k, -1);
+            spread(nb, k, 1);
+        }
+    }
+    for (std::size_t i = 0; i < touchedBins_.size(); ++i)
+        delta += binPenalty(demand_[touchedBins_[i]], touchedBins_[i]) -
+                 binPenalty(savedDemand_[i], touchedBins_[i]);
+
+    if (delta <= 0 || (t > 0 && uniform() < std::exp(-delta / t))) {
+        *accepted = true;
+        for (int k : touched_) {
+            box_[k] = boxOf(k);
+            netCost_[k] = netCost(box_[k], k);
+        }
+        siteCell_[from.row * layout_.cols() + from.col] = other;
+        siteCell_[ca.site.row * layout_.cols() + ca.site.col] = a;
+        return delta;
+    }
+    for (std::size_t i = 0; i < touchedBins_.size(); ++i)
+        demand_[touchedBins_[i]] = savedDemand_[i];
+    if (other >= 0) {
+        nl_.cells[other].site.row = ca.site.row;
+        nl_.cells[other].site.col = ca.site.col;
+    }
+    ca.site = from;
+    return delta;
+}
+
+AnnealStats PlacementAnnealer::run() {
+    AnnealStats s;
+    s.initialCost = cost();
+    s.initialWirelength = wirelength();
+    const int n = static_cast<int>(movable_.size());
+    if (n < 2 || nl_.nets.empty()) {
+        s.finalCost = s.initialCost;
+        s.finalWirelength = s.initialWirelength;
+        return s;
+    }
+    const int maxDim = std::max(layout_.rows(), layout_.cols());
+    // The start is constructive, not random: begin near the spread of the moves' costs, not 20 times it.
+    double sum = 0, sum2 = 0;
+    int samples = 0;
+    bool accepted = false;
+    for (int i = 0; i < std::min(n, 2000); ++i) {
+        const double d = tryMove(0, maxDim, &accepted);
+        if (d != 0) {
+            sum += d;
+            sum2 += d * d;
+            ++samples;
+        }
+    }
+    const double mean = samples ? sum / samples : 0;
+    double t = samples ? std::sqrt(std::max(0.0, sum2 / samples - mean * mean)) : 0;
+    const auto movesPerT = static_cast<std::int64_t>(
+        std::clamp(cfg_.pnr.effort * 5.0 * std::pow(double(n), 4.0 / 3.0), 200.0, cfg_.pnr.effort * 50000.0));
+    int window = maxDim;
+    // The best placement seen at the end of a temperature is kept: a schedule cut short by the cap ends
+    // no worse than it began.
+    double best = cost();
+    std::vector<Site> bestSites;
+    for (const auto& c : nl_.cells)
+        bestSites.push_back(c.site);
+    while (t > 0 && s.temperatures < 300) {
+        std::int64_t acc = 0;
+        for (std::int64_t m = 0; m < movesPerT; ++m) {
+            tryMove(t, window, &accepted);
+            acc += accepted;
+        }
+        s.moves += movesPerT;
+        s.accepted += acc;
+        ++s.temperatures;
+        const double rate = double(acc) / double(movesPerT);
+        window = std::clamp(static_cast<int>(std::lround(window * (1 - 0.44 + rate))), 1, maxDim);
+        t *= rate > 0.96 ? 0.5 : rate > 0.8 ? 0.9 : rate > 0.15 ? 0.95 : 0.8;
+        const double c = cost();
+        if (c < best) {
+            best = c;
+            for (std::size_t i = 0; i < nl_.cells.size(); ++i)
+                bestSites[i] = nl_.cells[i].site;
+        }
+        if (t < 0.005 * c / double(nl_.nets.size())) break;
+    }
+    if (cost() > best) {
+        for (std::size_t i = 0; i < nl_.cells.size(); ++i)
+            nl_.cells[i].site = bestSites[i];
+        rebuild();
+    }
+    // A last greedy pass settles what the schedule left.
+    for (std::int64_t m = 0; m < movesPerT; ++m)
+        tryMove(0, 1, &accepted);
+    s.moves += movesPerT;
+    s.finalCost = cost();
+    s.finalWirelength = wirelength();
+    return s;
+}
+
+} // namespace steprdu::hw::pnr

@@ -1,0 +1,72 @@
+#pragma once
+// Simulated annealing of a placement (hardware-and-pnr.md 6.2, the VPR schedule): a move swaps two PCU or
+// PMU cells, or moves one to a free site of its kind, within a window that shrinks as fewer moves are
+// accepted. AGCU cells stay where they are: once the units have settled, assignAgcus picks each off-chip
+// operator's AGCU again with its contention-aware rule, which serves latency-bound pipelines better than a
+// bandwidth-only cost. The cost is
+//   sum over nets of  w_n x (HPWL_n + d2d x die crossings of its box)        bandwidth-weighted wirelength
+//   + lambda_cong x sum over bins of max(0, D_b - cap_b)^2 / cap_b          estimated congestion (RUDY)
+// with w_n in links' worth (bytes per cycle over the flit width). D_b is a RUDY estimate of the
+// link demand in a bin of switches: each net spreads w_n x (HPWL_n + 1) evenly over its bounding box; a bin
+// of s switches offers cap_b = 2s links' worth. Every term is updated incrementally for the nets a move
+// touches. Deterministic for a given seed.
+#include <cstdint>
+
+#include "hw/ChipLayout.h"
+#include "hw/HwConfig.h"
+#include "hw/pnr/Netlist.h"
+
+namespace steprdu::hw::pnr {
+
+struct AnnealStats {
+    double initialCost = 0, finalCost = 0;
+    double initialWirelength = 0, finalWirelength = 0; // the first term alone
+    std::int64_t moves = 0, accepted = 0;
+    int temperatures = 0;
+};
+
+class PlacementAnnealer {
+  public:
+    PlacementAnnealer(const HwConfig& cfg, Netlist& nl);
+    // Anneals the netlist's cells in place.
+    AnnealStats run();
+    // The cost terms of the netlist as it is.
+    double cost() const;
+    double wirelength() const;
+
+  private:
+    struct Box {
+        int r0, r1, c0, c1;
+    };
+    // Recomputes every incremental structure from the cells' sites.
+    void rebuild();
+    Box boxOf(int net) const;
+    double netCost(const Box& b, int net) const;
+    // Adds (sign +1) or removes (-1) a net's RUDY demand.
+    void spread(const Box& b, int net, double sign);
+    double binPenalty(double demand, int bin) const;
+    double uniform();
+    std::uint64_t below(std::uint64_t n);
+    // Proposes and evaluates one move; applies it if accepted at temperature `t`. Returns the cost change
+    // (0 if rejected).
+    double tryMove(double t, int window, bool* accepted);
+
+    HwConfig cfg_;
+    ChipLayout layout_;
+    Netlist& nl_;
+    int binSize_ = 4, binRows_, binCols_;
+    double d2d_ = 4, lambdaCong_;
+    std::vector<int> siteCell_;  // per grid site: the PCU/PMU cell on it, or -1
+    std::vector<int> movable_;   // the PCU and PMU cells
+    std::vector<double> demand_; // per bin
+    std::vector<double> netCost_;
+    std::vector<Box> box_;
+    std::uint64_t state_;
+    // Scratch of tryMove.
+    std::vector<int> touched_, touchedBins_;
+    std::vector<double> savedDemand_;
+    std::vector<int> mark_, binMark_;
+    int stamp_ = 0, binStamp_ = 0;
+};
+
+} // namespace steprdu::hw::pnr

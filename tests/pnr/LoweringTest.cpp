@@ -1,0 +1,84 @@
+// Lowering: virtual units sized by hand-derived rules, and the fit check's two policies.
+#include <gtest/gtest.h>
+
+#include "hw/HwConfigLoader.h"
+#include "hw/pnr/Lowering.h"
+#include "step_ops/GraphBuilder.h"
+#include "testbenches/Runner.h"
+#include "testbenches/Testbench.h"
+#include "util/Error.h"
+
+namespace {
+
+using namespace steprdu;
+
+struct Built {
+    tb::Workload w;
+    hw::pnr::LoweringOptions o;
+};
+
+Built build(const std::string& name, const std::vector<std::string>& knobs) {
+    const auto& t = tb::findTestbench(name);
+    tb::Knobs k(t.name(), t.knobs(), knobs);
+    Built b{t.build(k, false), {}};
+    b.w.graph.finalize();
+    b.o = tb::loweringOptions(b.w);
+    return b;
+}
+
+int opIndex(const step::Graph& g, const std::string& name) {
+    for (int i = 0; i < g.numOps(); ++i)
+        if (g.op(i).name() == name) return i;
+    ADD_FAILURE() << "no operator " << name;
+    return 0;
+}
+
+} // namespace
+
+// gemm's matmul asks for compute_bw 4096 FLOP/cycle: 4096 / (2 x 16 x 16) = 8 PCUs; its off-chip loads go
+// to AGCUs and their streams into the matmul get stage PMUs: depth 2 x a 64 x 64 f32 tile = 32 KiB, below
+// one PMU's 512 KiB, so one PMU each.
+TEST(PnrLowering, ComputeGroupsAndStagesAreSizedByTheRules) {
+    auto b = build("gemm", {});
+    const auto cfg = hw::loadHwConfig("step_eval");
+    const auto v = hw::pnr::lower(b.w.graph, cfg, b.o);
+    const int mm = opIndex(b.w.graph, "matmul");
+    EXPECT_EQ(v.pcus[mm], 8);
+    ASSERT_EQ(v.stagePmus[mm].size(), 2u);
+    EXPECT_EQ(v.stagePmus[mm][0], 1);
+    EXPECT_EQ(v.stagePmus[mm][1], 1);
+    EXPECT_TRUE(v.shrunk.empty());
+}
+
+// A smaller PMU makes the same stage need more of them: 2 tiles x 64 x 64 x 4 B = 32 KiB over 1 KiB PMUs.
+TEST(PnrLowering, StageBuffersTakeAsManyPmusAsTheirDepthNeeds) {
+    auto b = build("gemm", {});
+    ASSERT_EQ(b.w.channelDepth, 2);
+    auto cfg = hw::loadHwConfig("step_eval");
+    cfg.pmu.capacity_bytes = 1024;
+    const auto v = hw::pnr::lower(b.w.graph, cfg, b.o);
+    const int mm = opIndex(b.w.graph, "matmul");
+    EXPECT_EQ(v.stagePmus[mm][0], 32);
+    EXPECT_EQ(v.stagePmus[mm][1], 32);
+}
+
+// swiglu needs 40 PCUs; the tiny chip has 8. `error` names the resource, the demand, the grid and the
+// largest consumers; `shrink` takes PCUs from the largest groups until 8 remain and says what it changed.
+TEST(PnrLowering, FitCheckErrorsOrShrinksTheLargestGroups) {
+    auto b = build("swiglu", {});
+    auto cfg = hw::loadHwConfig("tiny");
+    try {
+        hw::pnr::lower(b.w.graph, cfg, b.o);
+        FAIL() << "expected an overflow";
+    } catch (const BadInput& e) {
+        EXPECT_NE(std::string(e.what()).find("pnr: PCU overflow: the graph needs 40 PCUs"), std::string::npos)
+            << e.what();
+    }
+    cfg.pnr.on_overflow = "shrink";
+    const auto v = hw::pnr::lower(b.w.graph, cfg, b.o);
+    EXPECT_EQ(v.total(hw::UnitKind::Pcu), 8);
+    EXPECT_FALSE(v.shrunk.empty());
+    for (int p : v.pcus)
+        EXPECT_LE(p, 2); // five groups share eight PCUs, largest first: none keeps more than two
+    EXPECT_NE(v.shrunk.front().find("-> "), std::string::npos);
+}

@@ -1,0 +1,89 @@
+// steprdu pnr <testbench> [knob=value ...] [--hw ..] [--set ..] [--out DIR] [--json]
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "testbenches/Runner.h"
+#include "tools/Commands.h"
+#include "tools/Options.h"
+#include "util/Error.h"
+
+namespace po = boost::program_options;
+
+namespace steprdu::cli {
+
+int cmdPnr(const std::vector<std::string>& args) {
+    tb::RunRequest req;
+    std::string out;
+    bool json = false, help = false;
+    po::options_description opts("pnr options");
+    opts.add_options()("help,h", po::bool_switch(&help), "show this help")("json", po::bool_switch(&json),
+                                                                           "print pnr.json on stdout")(
+        "hw", po::value(&req.hw)->default_value("step_eval"), "hardware preset name or YAML file")(
+        "set", po::value(&req.sets)->composing(),
+        "override a hardware key, e.g. --set pnr.seed=7 or --set pnr.on_overflow=shrink (repeatable)")(
+        "out", po::value(&out), "write pnr.json and floorplan.svg here");
+    std::vector<std::string> positional;
+    parseOptions("pnr", args, opts, &positional);
+    if (help) {
+        std::cout << "usage: steprdu pnr <testbench> [knob=value ...] [--hw <preset|file.yaml>] [--set "
+                     "key=value ...]"
+                     " [--out DIR] [--json]\n\nPlace and route the testbench's graph on the chip, without "
+                     "simulating it.\n\n"
+                  << opts << "\n";
+        return 0;
+    }
+    if (positional.empty()) throw BadInput("steprdu pnr: " + expectedFound("a testbench name", "nothing"));
+    req.testbench = positional.front();
+    req.knobs.assign(positional.begin() + 1, positional.end());
+    std::string svg;
+    const nlohmann::json j = tb::placeAndRouteTestbench(req, out.empty() ? nullptr : &svg);
+    if (!out.empty()) {
+        std::filesystem::create_directories(out);
+        std::ofstream(out + "/pnr.json") << j.dump(2) << "\n";
+        std::ofstream(out + "/floorplan.svg") << svg;
+    }
+    if (json) {
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    const auto& u = j["units"];
+    std::cout << fmt::format("{} on {} (placer {}, seed {})\n", j["testbench"].get<std::string>(),
+                             j["preset"].get<std::string>(), j["placer"].get<std::string>(),
+                             j["seed"].get<int>());
+    for (const char* k : {"pcu", "pmu", "agcu"})
+        std::cout << fmt::format("  {:4} used             {} of {} (per die {})\n", k,
+                                 u[k]["used"].get<int>(), u[k]["available"].get<int>(),
+                                 u[k]["per_die"].dump());
+    for (const auto& line : j["shrunk"])
+        std::cout << "  shrunk                 " << line.get<std::string>() << "\n";
+    const auto& w = j["wirelength"];
+    std::cout << fmt::format(
+        "  weighted wirelength    {:.1f} (constructive start {:.1f}); cost {:.1f} (start {:.1f})\n",
+        w["weighted_hpwl"].get<double>(), w["weighted_hpwl_initial"].get<double>(), w["cost"].get<double>(),
+        w["cost_initial"].get<double>());
+    if (j.contains("routing")) {
+        const auto& r = j["routing"];
+        std::cout << fmt::format("  routing                {} legs, {} iterations, {} over-subscribed links, "
+                                 "deadlock-free: {}\n",
+                                 r["legs"].get<int>(), r["iterations"].get<int>(),
+                                 r["overused_links"].get<int>(),
+                                 r["deadlock_free"].get<bool>() ? "yes" : "NO");
+        std::cout << fmt::format("  hops per leg           mean {:.2f}, max {}\n",
+                                 r["hops_mean"].get<double>(), r["hops_max"].get<int>());
+        std::cout << fmt::format("  link load              max {:.2f}, mean {:.2f} (of a link's bandwidth)\n",
+                                 r["max_link_load"].get<double>(), r["mean_link_load"].get<double>());
+    }
+    const auto& s = j["seconds"];
+    std::cout << fmt::format("  wall seconds           {:.3f} (lower {:.3f}, place {:.3f}, route {:.3f})\n",
+                             j["wall_seconds"].get<double>(), s["lower"].get<double>(),
+                             s["place"].get<double>(), s["route"].get<double>());
+    if (!out.empty())
+        std::cout << fmt::format("  wrote                  {0}/pnr.json, {0}/floorplan.svg\n", out);
+    return 0;
+}
+
+} // namespace steprdu::cli
