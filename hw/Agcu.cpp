@@ -18,18 +18,35 @@ Agcu::Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index,
 }
 
 std::vector<ByteRange> Agcu::burstRanges(const step::TensorSpec& t, std::int64_t base,
-                                         const step::OffChipAccess& a, int burstBytes) {
+                                         const step::OffChipAccess& a, int burstBytes, int blockRows,
+                                         int blockCols) {
     const std::int64_t eb = a.elemBytes, tilesPerRow = t.cols / a.cols;
     const std::int64_t r0 = (a.tileIndex / tilesPerRow) * a.rows, c0 = (a.tileIndex % tilesPerRow) * a.cols;
-    const std::int64_t pitch = t.cols * eb, len = a.cols * eb;
-    const std::int64_t first = base + r0 * pitch + c0 * eb;
-    // Whole rows are one contiguous segment.
-    const std::int64_t segments = a.cols == t.cols ? 1 : a.rows,
-                       segment = a.cols == t.cols ? a.rows * len : len;
+    std::vector<std::pair<std::int64_t, std::int64_t>> segments; // (first byte, bytes), by address
+    if (blockRows > 0) {
+        const std::int64_t br = blockRows, bc = blockCols, blocksPerRow = (t.cols + bc - 1) / bc;
+        for (std::int64_t r = r0; r < r0 + a.rows; ++r)
+            for (std::int64_t c = c0; c < c0 + a.cols;) {
+                const std::int64_t j = c / bc, end = std::min(c0 + a.cols, (j + 1) * bc);
+                const std::int64_t block = (r / br) * blocksPerRow + j;
+                segments.emplace_back(base + (block * br * bc + (r % br) * bc + (c - j * bc)) * eb,
+                                      (end - c) * eb);
+                c = end;
+            }
+        std::sort(segments.begin(), segments.end());
+    } else {
+        const std::int64_t pitch = t.cols * eb, len = a.cols * eb;
+        const std::int64_t first = base + r0 * pitch + c0 * eb;
+        if (a.cols == t.cols) // whole rows are one contiguous segment
+            segments.emplace_back(first, a.rows * len);
+        else
+            for (std::int64_t r = 0; r < a.rows; ++r)
+                segments.emplace_back(first + r * pitch, len);
+    }
     std::vector<ByteRange> out;
     std::int64_t last = -1; // the last burst covered so far
-    for (std::int64_t r = 0; r < segments; ++r) {
-        const std::int64_t s = first + r * pitch, b0 = s / burstBytes, b1 = (s + segment - 1) / burstBytes;
+    for (const auto& [s, bytes] : segments) {
+        const std::int64_t b0 = s / burstBytes, b1 = (s + bytes - 1) / burstBytes;
         if (!out.empty() && b0 <= last + 1) {
             if (b1 > last) out.back().bytes += (b1 - last) * burstBytes;
         } else {
@@ -81,7 +98,9 @@ void Agcu::offChip(OperatorProcess& op, const step::OffChipAccess& a) {
     op.addMemoryStall(now() - t0);
     const auto& tensor = graph_.tensor(a.tensor);
     const int burst = cfg_.agcu.burst_bytes;
-    std::vector<ByteRange> ranges = burstRanges(tensor, map_.base(a.tensor), a, burst);
+    const bool tiled = cfg_.memory.layout == "tiled";
+    std::vector<ByteRange> ranges = burstRanges(tensor, map_.base(a.tensor), a, burst,
+                                                tiled ? cfg_.pcu.rows : 0, tiled ? cfg_.pcu.cols : 0);
     (a.write ? writeBursts_ : readBursts_) += burstCount(ranges, burst);
     bytes_ += a.bytes();
     int par = std::max(1, std::min({a.parDispatch, cfg_.agcu.bursts_per_cycle, cfg_.agcu.max_outstanding}));

@@ -74,6 +74,8 @@ struct MemoryConfig {
     bool refresh = true;
     bool fast_path = true;
     bool check_timing = false;
+    // Off-chip tensors: row_major, or tiled in blocks of the PCU's physical tile (each block contiguous).
+    std::string layout = "row_major";
     // The tier of each tensor class (memory.place.<class>): hbm or ddr.
     std::string place_weights = "hbm";
     std::string place_activations = "hbm";

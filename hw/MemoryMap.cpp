@@ -29,7 +29,13 @@ MemoryMap::MemoryMap(const step::Graph& g, const HwConfig& cfg) {
         const int k = tierOf(cfg, t.tensorClass);
         tier_.push_back(k);
         base_.push_back(used_[k]);
-        used_[k] += (t.rows * t.cols * step::elemBytes(t.elem) + 4095) / 4096 * 4096;
+        // A tiled tensor is padded to whole blocks.
+        std::int64_t rows = t.rows, cols = t.cols;
+        if (cfg.memory.layout == "tiled") {
+            rows = (rows + cfg.pcu.rows - 1) / cfg.pcu.rows * cfg.pcu.rows;
+            cols = (cols + cfg.pcu.cols - 1) / cfg.pcu.cols * cfg.pcu.cols;
+        }
+        used_[k] += (rows * cols * step::elemBytes(t.elem) + 4095) / 4096 * 4096;
     }
 }
 

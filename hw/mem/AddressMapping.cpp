@@ -12,13 +12,14 @@ constexpr int kMopColumns = 4;
 }
 
 std::vector<std::string> AddressMapping::names() {
-    return {"RoBaRaCoCh", "ChRaBaRoCo", "MOP4"};
+    return {"RoBaRaCoCh", "RoBaRaCoCh-perm", "ChRaBaRoCo", "MOP4"};
 }
 
 AddressMapping::AddressMapping(const std::string& name, const DramSpec& spec) : name_(name), spec_(spec) {
     using F = Field;
     std::vector<Field> order; // least significant first
-    if (name == "RoBaRaCoCh")
+    permute_ = name == "RoBaRaCoCh-perm";
+    if (name == "RoBaRaCoCh" || permute_)
         order = {F::Channel, F::Column, F::Rank, F::BankGroup, F::Bank, F::Row};
     else if (name == "ChRaBaRoCo")
         order = {F::Column, F::Row, F::Bank, F::BankGroup, F::Rank, F::Channel};
@@ -87,7 +88,7 @@ int AddressMapping::radix(Field f) const {
     return 1;
 }
 
-DramAddress AddressMapping::decode(std::uint64_t address) const {
+DramAddress AddressMapping::decodeFields(std::uint64_t address) const {
     DramAddress a;
     if (transactionShift_ >= 0) { // shifts and masks
         const std::uint64_t x = address >> transactionShift_;

@@ -5,6 +5,9 @@
 //   RoBaRaCoCh  channel, column, rank, bank group, bank, row  (Ramulator 2's default; consecutive
 //               transactions interleave over channels, then walk a row)
 //   ChRaBaRoCo  column, row, bank, bank group, rank, channel   (a row, then the next row of the same bank)
+//   RoBaRaCoCh-perm  RoBaRaCoCh with permutation-based page interleaving (Zhang, Zhu and Zhang, MICRO
+//               2000): the row's low digits rotate the bank, bank group and rank, so tensors whose bases
+//               differ by whole rows, streamed in step, start in different banks instead of conflicting
 //   MOP4        channel, 4 columns, bank group, bank, rank, the other columns, row (Ramulator 2's MOP4CLXOR
 //               without its XOR: four transactions per bank group, then the next one)
 #include <array>
@@ -24,12 +27,22 @@ class AddressMapping {
   public:
     // Throws BadInput naming `name` and the known mappings.
     AddressMapping(const std::string& name, const DramSpec& spec);
-    DramAddress decode(std::uint64_t address) const;
+    DramAddress decode(std::uint64_t address) const {
+        DramAddress a = decodeFields(address);
+        if (permute_) {
+            const int banks = spec_.banks, groups = spec_.bankGroups;
+            a.bank = (a.bank + a.row) % banks;
+            a.bankGroup = (a.bankGroup + a.row / banks) % groups;
+            a.rank = (a.rank + a.row / (banks * groups)) % spec_.ranks;
+        }
+        return a;
+    }
     const std::string& name() const { return name_; }
     static std::vector<std::string> names();
 
   private:
     enum class Field { Channel, Rank, BankGroup, Bank, Row, Column, ColumnLow, ColumnHigh };
+    DramAddress decodeFields(std::uint64_t address) const;
     int radix(Field f) const;
     static int DramAddress::*member(Field f);
 
@@ -51,6 +64,7 @@ class AddressMapping {
     };
     std::array<Bits, 8> bits_{};
     int columnLowBits_ = 0;
+    bool permute_ = false; // RoBaRaCoCh-perm
     int transactionShift_ = -1;
 };
 

@@ -162,6 +162,31 @@ TEST(AgcuBursts, ARowMajorTileIssuesTheMinimalNumberOfBursts) {
     EXPECT_EQ(apart[1].bytes, 64);
 }
 
+// The tiled layout: a 32 x 32 f32 tensor in 16 x 16 blocks of 1 KiB, blocks row-major. A block-sized tile is
+// one contiguous KiB; the whole tensor one range of 4 KiB; an 8 x 8 tile at columns 8-15 of block 0 is eight
+// 32 B pieces, each in the second half of its own 64 B row of the block: bursts 0..7, merged into 512 B.
+TEST(AgcuBursts, TiledLayoutReadsWholeBlocks) {
+    step::TensorSpec t;
+    t.rows = t.cols = 32;
+    auto ranges = [&](std::int64_t tile, std::int64_t rows, std::int64_t cols) {
+        return Agcu::burstRanges(t, 4096, {0, tile, rows, cols, 4, 1, false}, 64, 16, 16);
+    };
+    auto block = ranges(1, 16, 16); // rows 0-15, columns 16-31: block 1
+    ASSERT_EQ(block.size(), 1u);
+    EXPECT_EQ(block[0].address, 4096u + 1024u);
+    EXPECT_EQ(block[0].bytes, 1024);
+    auto all = ranges(0, 32, 32);
+    ASSERT_EQ(all.size(), 1u);
+    EXPECT_EQ(all[0].bytes, 4096);
+    auto small = ranges(1, 8, 8);
+    ASSERT_EQ(small.size(), 1u);
+    EXPECT_EQ(small[0].address, 4096u);
+    EXPECT_EQ(small[0].bytes, 512);
+    auto lower = ranges(2, 16, 16); // rows 16-31, columns 0-15: block 2
+    ASSERT_EQ(lower.size(), 1u);
+    EXPECT_EQ(lower[0].address, 4096u + 2048u);
+}
+
 // A single AGCU reading one long tile from the STeP HBM node (32 channels x 64 B / 2 cycles = 16 bursts per
 // cycle): with W bursts in flight and a round trip of L = 2 x TLN + latency + start-up + 3 = 21 cycles it
 // sustains W / L bursts per cycle, until the issue rate (par) or the memory caps it.

@@ -35,6 +35,18 @@ TEST(AddressMapping, RoBaRaCoChInterleavesChannelsThenWalksARow) {
 }
 
 // ddr4 MOP4: 4 columns, then the bank group, bank and rank, then the other 32 columns (of 128), then rows.
+// Permutation-based interleaving: the row (from bit 6 + 3 + 4 + 1 + 2 + 1 = 17 on hbm2) rotates the bank
+// by row mod 2, the bank group by (row / 2) mod 4 and the rank by (row / 8) mod 2; the rest is RoBaRaCoCh.
+TEST(AddressMapping, PermutationRotatesBanksByTheRow) {
+    const DramSpec& s = dramPreset("hbm2");
+    AddressMapping m("RoBaRaCoCh-perm", s);
+    expectFields(m.decode(64), 1, 0, 0, 0, 0, 0);
+    expectFields(m.decode(std::uint64_t(1) << 17), 0, 0, 0, 1, 1, 0);
+    expectFields(m.decode(std::uint64_t(2) << 17), 0, 0, 1, 0, 2, 0);
+    expectFields(m.decode(std::uint64_t(8) << 17), 0, 1, 0, 0, 8, 0);
+    expectFields(m.decode((std::uint64_t(3) << 17) + 8 * 16 * 64), 0, 1, 1, 1, 3, 0); // rank 1 + 3 / 8 = 1
+}
+
 TEST(AddressMapping, Mop4SplitsTheColumn) {
     const DramSpec& s = dramPreset("ddr4");
     AddressMapping m("MOP4", s);
