@@ -130,7 +130,8 @@ int cmdMemTrace(const std::vector<std::string>& args) {
         "seed", po::value(&seed)->default_value(1),
         "generated: random seed")("save", po::value(&save), "write the generated trace to this CSV file")(
         "set", po::value(&sets)->composing(),
-        "channels=N, mapping=RoBaRaCoCh|RoBaRaCoCh-perm|ChRaBaRoCo|MOP4, or a memory controller key without its 'memory.' "
+        "channels=N, mapping=RoBaRaCoCh|RoBaRaCoCh-perm|ChRaBaRoCo|MOP4, or a memory controller key without "
+        "its 'memory.' "
         "prefix: row_policy, read_queue, write_queue, write_high, write_low, refresh, fast_path, "
         "check_timing")("completions", po::bool_switch(&completions),
                         "with --json: every request's completion cycle")("json", po::bool_switch(&json),

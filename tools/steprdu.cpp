@@ -387,6 +387,8 @@ int cmdBench(const Common& c) {
     cases.push_back({"moe mixtral b64 tile 16", "moe", {"model=mixtral", mixtral, "tile_n=16"}, "cycle"});
     cases.push_back({"attention b64 dynamic", "attention", {"strategy=dynamic", kv}, "cycle"});
     cases.push_back({"swiglu fig8 32x64", "swiglu", {}, "cycle", "step_validation"});
+    cases.push_back(
+        {"moe mixtral b64 t16 sn40l", "moe", {"model=mixtral", mixtral, "tile_n=16"}, "cycle", "sn40l"});
     nlohmann::json out = nlohmann::json::array();
     double fig9 = 0;
     if (!c.json)
@@ -445,16 +447,27 @@ int cmdBench(const Common& c) {
         row(fast ? "hbm2 64 MiB stream, fast" : "hbm2 64 MiB stream, per-req.", "memtrace", m);
     }
     const double fastPathSpeedup = memWall[1] / memWall[0];
+    // Place-and-route of the largest paper graph: Qwen MoE, 128 experts, batch 64, time-multiplexed at 32.
+    tb::RunRequest pr;
+    pr.testbench = "moe";
+    pr.knobs = {"model=qwen", moe("qwen", "qwen_b64/032_012.csv"), "regions=32"};
+    pr.hw = "sn40l";
+    const nlohmann::json pnr = tb::placeAndRouteTestbench(pr);
+    const double pnrWall = pnr["wall_seconds"].get<double>();
     if (c.json) {
         std::cout << nlohmann::json{{"cases", out},
                                     {"fig9_sweep_wall_seconds", fig9},
                                     {"memtrace_fast_path_speedup", fastPathSpeedup},
+                                    {"pnr_qwen_b64_tm32_wall_seconds", pnrWall},
+                                    {"pnr_qwen_b64_tm32_cells", pnr["cells"]},
                                     {"real_traces", real}}
                          .dump(2)
                   << "\n";
     } else {
         std::cout << fmt::format("fig9 sweep (10 points, roofline): {:.2f} s wall\n", fig9);
         std::cout << fmt::format("memtrace fast path: {:.1f}x faster than per-request\n", fastPathSpeedup);
+        std::cout << fmt::format("pnr qwen b64, 32 regions, sn40l: {:.2f} s wall ({} cells, {} nets)\n",
+                                 pnrWall, pnr["cells"].get<int>(), pnr["nets"].get<int>());
     }
     return 0;
 }
