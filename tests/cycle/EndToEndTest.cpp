@@ -203,3 +203,24 @@ TEST(CycleEndToEnd, RunsAreDeterministic) {
         EXPECT_EQ(a.statsCsv, b.statsCsv) << tb;
     }
 }
+
+// Physics on sn40l. A gemm whose 256 x 256 tiles give each byte on the group's input link 64 FLOPs is
+// compute-bound on its 4096 / 512 = 8 PCUs: 2 x 1024^3 FLOPs / (8 x 512) = 524,288 cycles, which the chip
+// reaches within 10% (measured 541,672: fill, drain and the first tiles' arrival) and cannot beat; nothing
+// beats the whole chip's peak. A copy of 256 MiB in 32 streams never beats the HBM tier's peak.
+TEST(CycleEndToEnd, NothingBeatsThePhysicalBoundsOnSn40l) {
+    auto g = run("gemm",
+                 {"m=1024", "k=1024", "n=1024", "tile_m=256", "tile_k=256", "tile_n=256", "compute_bw=4096"},
+                 "cycle", "sn40l");
+    const double flops = 2.0 * 1024 * 1024 * 1024;
+    ASSERT_EQ(g["units_used"]["pcu"].get<int>(), 8);
+    const double bound = flops / (8 * 512);
+    EXPECT_GE(g["cycles"].get<double>(), bound);
+    EXPECT_LE(g["cycles"].get<double>(), 1.10 * bound);
+    EXPECT_GE(g["cycles"].get<double>(), flops / g["peak_flops_per_cycle"].get<double>());
+
+    auto c = run("copy", {"bytes=268435456", "streams=32"}, "cycle", "sn40l");
+    const double bytes = 2.0 * 268435456; // read and written
+    EXPECT_EQ(c["simulated_off_chip_bytes"].get<double>(), bytes);
+    EXPECT_GE(c["cycles"].get<double>(), bytes / c["memory"]["hbm"]["peak_bytes_per_cycle"].get<double>());
+}
