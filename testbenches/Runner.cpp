@@ -118,6 +118,14 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, const Te
     });
 }
 
+// The request's hardware: its preset or file, with its overrides applied.
+hw::HwConfig hardwareOf(const RunRequest& req) {
+    auto cfg = hw::loadHwConfig(req.hw);
+    for (auto& s : req.sets)
+        hw::applyOverride(cfg, s);
+    return cfg;
+}
+
 } // namespace
 
 nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
@@ -128,9 +136,7 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
         throw BadInput(
             fmt::format("--functional: {}", expectedFound("--backend cycle (interp is always functional)",
                                                           "--backend " + req.backend)));
-    auto cfg = hw::loadHwConfig(req.hw);
-    for (auto& s : req.sets)
-        hw::applyOverride(cfg, s);
+    const auto cfg = hardwareOf(req);
     const auto& tbench = findTestbench(req.testbench);
     Knobs knobs(tbench.name(), tbench.knobs(), req.knobs);
     auto t0 = std::chrono::steady_clock::now();
@@ -211,9 +217,7 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
 }
 
 nlohmann::json placeAndRouteTestbench(const RunRequest& req, std::string* svg) {
-    auto cfg = hw::loadHwConfig(req.hw);
-    for (auto& s : req.sets)
-        hw::applyOverride(cfg, s);
+    const auto cfg = hardwareOf(req);
     const auto& tbench = findTestbench(req.testbench);
     Knobs knobs(tbench.name(), tbench.knobs(), req.knobs);
     auto w = tbench.build(knobs, false);

@@ -43,8 +43,9 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
         if (!nl.nets[k].group && !nl.nets[k].legs.empty()) order.push_back(k);
     std::stable_sort(order.begin(), order.end(),
                      [&](int a, int b) { return nl.nets[a].weight > nl.nets[b].weight; });
-    // Per net: its legs' options chosen, and the union of their links.
+    // Per net: its legs' options chosen and their links, and the union of those links.
     std::vector<std::vector<char>> choice(nl.nets.size());
+    std::vector<std::vector<std::vector<int>>> legLinks(nl.nets.size());
     std::vector<std::vector<int>> tree(nl.nets.size());
     std::vector<double> history(R.load.size(), 0.0);
     std::vector<int> inTree(R.load.size(), -1); // the net whose tree is being built holds the link
@@ -61,6 +62,7 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
         const Net& net = nl.nets[k];
         const auto [sr, sc] = pos(net.cells[0]);
         choice[k].assign(net.legs.size(), 0);
+        legLinks[k].assign(net.legs.size(), {});
         // Nearest sinks first, so the far ones can share their links.
         std::vector<int> sinks(net.legs.size());
         std::iota(sinks.begin(), sinks.end(), 0);
@@ -76,10 +78,12 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
             if (sr == tr || sc == tc) options[1] = !options[0];        // one path either way
             double best = 0;
             int pick = -1;
+            std::vector<int> paths[2];
             for (int o = 0; o < 2; ++o) {
                 if (!options[o]) continue;
+                paths[o] = mesh.path(sr, sc, tr, tc, o == 1);
                 double cost = 0;
-                for (int l : mesh.path(sr, sc, tr, tc, o == 1)) {
+                for (int l : paths[o]) {
                     if (inTree[l] == k) continue;
                     const double over = std::max(0.0, (R.load[l] + net.weight - R.capacity) / R.capacity);
                     cost += (1 + history[l]) * (1 + pf * over);
@@ -90,12 +94,13 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
                 }
             }
             choice[k][s] = static_cast<char>(pick);
-            for (int l : mesh.path(sr, sc, tr, tc, pick == 1))
+            for (int l : paths[pick])
                 if (inTree[l] != k) {
                     inTree[l] = k;
                     tree[k].push_back(l);
                     R.load[l] += net.weight;
                 }
+            legLinks[k][s] = std::move(paths[pick]);
         }
         for (int l : tree[k])
             inTree[l] = -1;
@@ -127,21 +132,18 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
     std::vector<int> flows(L.numSites(), 0), lastNet(L.numSites(), -1);
     for (int k : order) {
         const Net& net = nl.nets[k];
-        const auto [sr, sc] = pos(net.cells[0]);
         for (std::size_t s = 0; s < net.legs.size(); ++s) {
             RoutedLeg leg;
             leg.net = k;
             leg.sink = static_cast<int>(s);
             leg.columnFirst = choice[k][s] == 1;
+            leg.links = std::move(legLinks[k][s]);
+            // The switches it passes: each link's source, then the sink's.
+            std::vector<int> switches;
+            for (int l : leg.links)
+                switches.push_back(l / kDirs);
             const auto [tr, tc] = pos(net.cells[s + 1]);
-            leg.links = mesh.path(sr, sc, tr, tc, leg.columnFirst);
-            std::vector<int> switches{sr * L.cols() + sc};
-            for (int l : leg.links) {
-                const int sw = l / kDirs, dir = l % kDirs;
-                const int r = sw / L.cols() + (dir == 2) - (dir == 0),
-                          c = sw % L.cols() + (dir == 1) - (dir == 3);
-                switches.push_back(r * L.cols() + c);
-            }
+            switches.push_back(tr * L.cols() + tc);
             for (int sw : switches)
                 if (lastNet[sw] != k) {
                     lastNet[sw] = k;

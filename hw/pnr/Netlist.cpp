@@ -18,16 +18,12 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
             const int owner = origin(g, op);
             if (agcuCell[owner] < 0) {
                 agcuCell[owner] = static_cast<int>(nl.cells.size());
-                Cell c;
-                c.site = s;
-                c.offChipRate = static_cast<double>(g.op(owner).offChipBytes().eval(o.bindings).value_or(0)) /
-                                v.runCycles;
-                nl.cells.push_back(c);
+                nl.cells.push_back({s});
             }
             return agcuCell[owner];
         }
         auto [it, added] = bySite.emplace(std::make_pair(s.row, s.col), static_cast<int>(nl.cells.size()));
-        if (added) nl.cells.push_back({s, 0});
+        if (added) nl.cells.push_back({s});
         return it->second;
     };
     nl.opCells.resize(n);
@@ -44,8 +40,18 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
             if (p.stages[k].consumer == consumer && p.stages[k].port == port) return static_cast<int>(k);
         return -1;
     };
-    // A floor on weights: 1% of a link, so that control-only nets still pull their ends together.
+    // A floor on weights: a tenth of a link, so that control-only nets still pull their ends together.
     const double floor = 0.1 * cfg.rdn.flit_bytes;
+    // The units of a compute group, a buffer or a stage stay together (weighted below).
+    auto group = [&](const std::vector<int>& cells, const std::string& name) {
+        if (cells.size() < 2) return;
+        Net gnet;
+        gnet.cells = cells;
+        gnet.group = true;
+        gnet.name = name;
+        gnet.weight = floor;
+        nl.nets.push_back(gnet);
+    };
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
         const bool multicast = op.kind() == "Broadcast";
@@ -81,27 +87,10 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
             if (!multicast) flush();
         }
         flush();
-        // A group's units stay together: as strongly as its heaviest leg pulls it.
-        auto group = [&](const std::vector<int>& cells, const std::string& name) {
-            if (cells.size() < 2) return;
-            Net gnet;
-            gnet.cells = cells;
-            gnet.group = true;
-            gnet.name = name;
-            gnet.weight = floor;
-            nl.nets.push_back(gnet);
-        };
         if (!p.ops[i].folded && op.kind() != "Streamify") group(nl.opCells[i], op.name() + " group");
     }
     for (std::size_t k = 0; k < p.stages.size(); ++k)
-        if (nl.stageCells[k].size() > 1) {
-            Net gnet;
-            gnet.cells = nl.stageCells[k];
-            gnet.group = true;
-            gnet.name = g.op(p.stages[k].consumer).name() + " stage group";
-            gnet.weight = floor;
-            nl.nets.push_back(gnet);
-        }
+        group(nl.stageCells[k], g.op(p.stages[k].consumer).name() + " stage group");
     // Groups pull as hard as the heaviest leg touching them.
     nl.netsOf.assign(nl.cells.size(), {});
     for (int k = 0; k < static_cast<int>(nl.nets.size()); ++k)

@@ -4,7 +4,7 @@
 // operator's AGCU (an AGCU hosts many). A net is a leg of a stream's route on the fabric, producer unit to
 // consumer unit or stage buffer, and stage buffer to consumer; a Broadcast's legs form one multicast net; the
 // units of one compute group or buffer form a net of their own. Its weight is its bandwidth in bytes per
-// cycle (the lowering's rate model), at least a small floor so that control-only nets stay short.
+// cycle (the lowering's rate model), at least a tenth of a link so that control-only nets stay short.
 #include <string>
 #include <vector>
 
@@ -17,7 +17,6 @@ namespace steprdu::hw::pnr {
 
 struct Cell {
     Site site;
-    double offChipRate = 0; // AGCU cells: bytes per cycle through the AGCU
 };
 
 struct Net {

@@ -111,21 +111,17 @@ double PlacementAnnealer::tryMove(double t, int window, bool* accepted) {
     const int a = movable_[below(movable_.size())];
     Cell& ca = nl_.cells[a];
     const Site from = ca.site;
-    int other = -1;
-    double delta = 0;
-    {
-        const int span = 2 * window + 1;
-        int r = std::clamp(from.row - window + static_cast<int>(below(span)), 0, layout_.rows() - 1);
-        int c = std::clamp(from.col - window + static_cast<int>(below(span)), 0, layout_.cols() - 1);
-        if (layout_.siteKind(r, c) != from.kind) c += c + 1 < layout_.cols() ? 1 : -1;
-        if (r == from.row && c == from.col) return 0;
-        other = siteCell_[r * layout_.cols() + c];
-        ca.site.row = r;
-        ca.site.col = c;
-        if (other >= 0) {
-            nl_.cells[other].site.row = from.row;
-            nl_.cells[other].site.col = from.col;
-        }
+    const int span = 2 * window + 1;
+    const int r = std::clamp(from.row - window + static_cast<int>(below(span)), 0, layout_.rows() - 1);
+    int c = std::clamp(from.col - window + static_cast<int>(below(span)), 0, layout_.cols() - 1);
+    if (layout_.siteKind(r, c) != from.kind) c += c + 1 < layout_.cols() ? 1 : -1;
+    if (r == from.row && c == from.col) return 0;
+    const int other = siteCell_[r * layout_.cols() + c];
+    ca.site.row = r;
+    ca.site.col = c;
+    if (other >= 0) {
+        nl_.cells[other].site.row = from.row;
+        nl_.cells[other].site.col = from.col;
     }
     // The nets the move touches, each once.
     ++stamp_;
@@ -141,8 +137,11 @@ double PlacementAnnealer::tryMove(double t, int window, bool* accepted) {
     ++binStamp_;
     touchedBins_.clear();
     savedDemand_.clear();
+    newBox_.clear();
+    double delta = 0;
     for (int k : touched_) {
         const Box nb = boxOf(k);
+        newBox_.push_back(nb);
         delta += netCost(nb, k) - netCost_[k];
         if (lambdaCong_ > 0 && !nl_.nets[k].group) {
             spread(box_[k], k, -1);
@@ -155,9 +154,9 @@ double PlacementAnnealer::tryMove(double t, int window, bool* accepted) {
 
     if (delta <= 0 || (t > 0 && uniform() < std::exp(-delta / t))) {
         *accepted = true;
-        for (int k : touched_) {
-            box_[k] = boxOf(k);
-            netCost_[k] = netCost(box_[k], k);
+        for (std::size_t i = 0; i < touched_.size(); ++i) {
+            box_[touched_[i]] = newBox_[i];
+            netCost_[touched_[i]] = netCost(newBox_[i], touched_[i]);
         }
         siteCell_[from.row * layout_.cols() + from.col] = other;
         siteCell_[ca.site.row * layout_.cols() + ca.site.col] = a;

@@ -64,6 +64,7 @@ class PlacementAnnealer {
     std::uint64_t state_;
     // Scratch of tryMove.
     std::vector<int> touched_, touchedBins_;
+    std::vector<Box> newBox_; // per touched net
     std::vector<double> savedDemand_;
     std::vector<int> mark_, binMark_;
     int stamp_ = 0, binStamp_ = 0;

@@ -35,7 +35,7 @@ hw::HwConfig grid6() {
 }
 
 int cell(hw::pnr::Netlist& nl, int row, int col) {
-    nl.cells.push_back({{(row + col) % 2 ? UnitKind::Pmu : UnitKind::Pcu, row, col, -1}, 0});
+    nl.cells.push_back({{(row + col) % 2 ? UnitKind::Pmu : UnitKind::Pcu, row, col, -1}});
     return static_cast<int>(nl.cells.size()) - 1;
 }
 
