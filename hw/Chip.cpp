@@ -178,7 +178,7 @@ std::string Chip::blockedReport() const {
     for (const auto& op : ops_)
         if (!op->finished())
             r += fmt::format("\n  {} on {} waits for {}", op->op().where(), op->host().path(),
-                             op->waitingFor().empty() ? "its turn" : op->waitingFor());
+                             op->waitingFor().empty() ? "its own work or its unit's turn" : op->waitingFor());
     for (const auto& ch : channels_)
         if (ch->available(0) || ch->producerWaiting()) r += "\n  " + ch->state();
     if (mesh_)
@@ -245,10 +245,15 @@ nlohmann::json Chip::summary(Cycle elapsed) const {
             {"busy_cycles", st.sum("busy_cycles")}};
 }
 
-std::int64_t Chip::events() const {
-    std::int64_t e = 0;
+std::int64_t Chip::tokensMoved() const {
+    std::int64_t n = 0;
     for (const auto& ch : channels_)
-        e += ch->tokens();
+        n += ch->tokens();
+    return n;
+}
+
+std::int64_t Chip::events() const {
+    std::int64_t e = tokensMoved();
     if (mesh_) e += mesh_->packetHops();
     for (const auto& t : tiers_)
         if (t) e += t->events();

@@ -49,6 +49,8 @@ class Chip : public sc_core::sc_module {
     nlohmann::json summary(Cycle elapsed) const;
     // Simulation events: tokens through channels, packet hops, memory requests.
     std::int64_t events() const;
+    // Tokens that have entered any stream so far: the watchdog's measure of progress.
+    std::int64_t tokensMoved() const;
 
   private:
     Unit& unitAt(const pnr::Site& s);

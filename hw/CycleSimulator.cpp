@@ -31,9 +31,27 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
     };
     Cycle slice = 1 << 16;
     double nextProgress = o_.progressSeconds;
+    // The watchdog looks at least four times per window, so it stops within 1.25 windows of the last token.
+    const Cycle watchdogLook = o_.watchdogCycles ? std::max<Cycle>(1, o_.watchdogCycles / 4) : 0;
+    std::int64_t tokens = 0;
+    Cycle lastMove = 0;
+    auto watchdogReport = [&](Cycle at) {
+        return fmt::format(
+            "cycle backend: no forward progress (watchdog: no token entered a stream in the {} "
+            "cycles since cycle {}) at cycle {}; blocked:{}",
+            o_.watchdogCycles, lastMove, at, chip->blockedReport());
+    };
     for (;;) {
         const double before = wall();
         Cycle target = now() + slice;
+        if (watchdogLook && sc_core::sc_pending_activity()) {
+            // With nothing due before the window closes, nothing can move in it: stop as it closes.
+            const Cycle due = now() + static_cast<Cycle>(sc_core::sc_time_to_pending_activity().value());
+            if (due - lastMove > o_.watchdogCycles && chip->tokensMoved() == tokens)
+                throw NoProgress(watchdogReport(lastMove + o_.watchdogCycles));
+            // Starvation-exit only stops at events: a slice must reach the next one.
+            target = std::max(std::min(target, now() + watchdogLook), due);
+        }
         if (o_.maxCycles) target = std::min<Cycle>(target, o_.maxCycles + 1);
         sc_core::sc_start(cycles(target - now()), sc_core::SC_EXIT_ON_STARVATION);
         rethrowSimulationFailure();
@@ -41,6 +59,12 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
         if (!sc_core::sc_pending_activity())
             throw NoProgress(fmt::format("cycle backend: no forward progress at cycle {}; blocked:{}", now(),
                                          chip->blockedReport()));
+        if (const std::int64_t t = chip->tokensMoved(); t != tokens) {
+            tokens = t;
+            lastMove = now();
+        } else if (o_.watchdogCycles && now() - lastMove >= o_.watchdogCycles) {
+            throw NoProgress(watchdogReport(now()));
+        }
         if (o_.maxCycles && now() > o_.maxCycles)
             throw LimitReached(fmt::format("cycle backend: --max-cycles {} reached", o_.maxCycles));
         const double w = wall();

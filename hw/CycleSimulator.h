@@ -20,6 +20,8 @@ struct CycleOptions {
     step::Bindings bindings; // data-dependent sizes, for sizing stage buffers
     std::int64_t maxCycles = 0;
     double maxWallSeconds = 0;
+    // Stop with NoProgress when no token has moved on any stream for this many cycles (0: never).
+    std::int64_t watchdogCycles = 0;
     std::function<void(Cycle cycle, double wallSeconds)> progress;
     double progressSeconds = 2.0;
 };

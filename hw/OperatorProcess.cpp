@@ -23,7 +23,7 @@ OperatorProcess::OperatorProcess(sc_core::sc_module_name name, const step::Opera
 void OperatorProcess::run() {
     try {
         op_.run(*this);
-        waiting_ = "its off-chip accesses to complete";
+        waitFor("its off-chip accesses to complete");
         host_.drain(*this);
     } catch (...) {
         failSimulation(std::current_exception());
@@ -56,7 +56,7 @@ const Token& OperatorProcess::peek(int in, int ahead) {
     static const Token kPendingData = Token::data(step::Element{});
     TokenChannel& c = *in_.at(in);
     const Cycle t0 = now();
-    waiting_ = fmt::format("input {} on {}", in, c.label());
+    waitFor(fmt::format("input {} on {}", in, c.label()));
     bool sent = c.waitSent(ahead);
     if (sent && ahead == 0) c.waitHead();
     stallInput_ += now() - t0;
@@ -74,7 +74,7 @@ Token OperatorProcess::pop(int in) {
 void OperatorProcess::awaitCapacity(int out) {
     TokenChannel& c = *out_.at(out);
     Cycle t0 = now();
-    waiting_ = fmt::format("a credit of {}", c.label());
+    waitFor(fmt::format("a credit of {}", c.label()));
     c.waitForCredit();
     stallOutput_ += now() - t0;
     waiting_.clear();
@@ -85,7 +85,7 @@ void OperatorProcess::push(int out, Token t) {
     std::int64_t bytes = fabricBytes(t);
     if (t.isData()) {
         Cycle t0 = now();
-        waiting_ = fmt::format("a credit of {}", c.label());
+        waitFor(fmt::format("a credit of {}", c.label()));
         c.takeCredit();
         stallOutput_ += now() - t0;
         waiting_.clear();
@@ -149,7 +149,7 @@ int OperatorProcess::firstAvailable(const std::vector<int>& ins) {
         sc_core::sc_event_or_list any;
         for (int i : ins)
             any |= in_[i]->dataEvent();
-        waiting_ = fmt::format("the first of {} inputs", ins.size());
+        waitFor(fmt::format("the first of {} inputs", ins.size()));
         Cycle t0 = now();
         if (known != kNever)
             sc_core::wait(cycles(known - t), any);

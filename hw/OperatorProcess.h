@@ -53,7 +53,10 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
 
     bool finished() const { return finished_ && outbox_.empty(); }
     Cycle finishCycle() const { return finishCycle_; }
-    std::string waitingFor() const { return waiting_; }
+    // What the operator's thread is blocked on and since which cycle; "" while it works.
+    std::string waitingFor() const {
+        return waiting_.empty() ? "" : waiting_ + " since cycle " + std::to_string(waitingSince_);
+    }
     void reportStats(StatsRegistry& stats) const;
 
   private:
@@ -80,7 +83,13 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
     std::vector<std::pair<int, Cycle>> doneTickets_;
     bool finished_ = false;
     Cycle finishCycle_ = 0;
+    void waitFor(std::string what) {
+        waiting_ = std::move(what);
+        waitingSince_ = now();
+    }
+
     std::string waiting_;
+    Cycle waitingSince_ = 0;
     Cycle busy_ = 0, stallInput_ = 0, stallOutput_ = 0, stallMemory_ = 0;
     std::int64_t elements_ = 0;
 };

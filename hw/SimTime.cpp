@@ -15,8 +15,3 @@ void initSimTime() {
 }
 
 } // namespace steprdu::hw
-
-// steprdu has its own main(), so the main() in libsystemc is never run; it still refers to sc_main.
-int sc_main(int, char**) {
-    return 0;
-}

@@ -1,5 +1,6 @@
 #include "step_ops/Graph.h"
 
+#include <fstream>
 #include <functional>
 #include <optional>
 
@@ -303,6 +304,23 @@ void Graph::reorder(const std::vector<int>& order) {
             StreamRef r = ops_[i]->inputs()[p];
             ops_[i]->rewireInput(static_cast<int>(p), {newIndex[r.op], r.out});
         }
+    }
+}
+
+Graph Graph::load(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw BadInput(fmt::format("{}: cannot open the graph file", path));
+    std::ostringstream text;
+    text << f.rdbuf();
+    try {
+        Graph g = fromJson(nlohmann::json::parse(text.str()));
+        g.finalize();
+        return g;
+    } catch (const BadInput& e) {
+        throw BadInput(fmt::format("{}: {}", path, e.what()));
+    } catch (const nlohmann::json::exception& e) {
+        // A missing key or a value of the wrong type: nlohmann's message names it.
+        throw BadInput(fmt::format("{}: graph: {}", path, e.what()));
     }
 }
 

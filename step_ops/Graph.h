@@ -62,6 +62,9 @@ class Graph {
     std::string toDot() const;
     nlohmann::json toJson() const;
     static Graph fromJson(const nlohmann::json& j); // throws BadInput
+    // A graph file as `run --out` writes it (graph.json); every problem with it is a BadInput naming the
+    // file.
+    static Graph load(const std::string& path);
 
   private:
     std::vector<TensorSpec> tensors_;

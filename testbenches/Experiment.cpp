@@ -79,12 +79,14 @@ ExperimentDef loadExperiment(const std::string& name) {
             ExperimentSeries s;
             s.label = r["label"].as<std::string>("");
             s.knobs = knobMap(r["knobs"], where + ".knobs");
-            if (r["sweep"])
-                for (auto it = r["sweep"].begin(); it != r["sweep"].end(); ++it) {
+            // Named nodes only: begin() and end() of two temporaries point into two nodes, and it->second
+            // lives in a proxy that dies with the expression.
+            if (const YAML::Node sweep = r["sweep"])
+                for (const auto& axis : sweep) {
                     std::vector<std::string> values;
-                    for (auto v : it->second)
+                    for (const auto& v : axis.second)
                         values.push_back(v.as<std::string>());
-                    s.sweep.emplace_back(it->first.as<std::string>(), values);
+                    s.sweep.emplace_back(axis.first.as<std::string>(), values);
                 }
             d.series.push_back(s);
         }

@@ -96,6 +96,7 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, const Te
         o.bindings = w.bindings;
         o.maxCycles = req.maxCycles;
         o.maxWallSeconds = req.maxWallSeconds;
+        o.watchdogCycles = req.watchdogCycles;
         o.progress = req.progress;
         step::TensorStore store(w.graph, req.functional);
         auto r = hw::CycleSimulator(cfg, o).run(w.graph, store);
@@ -179,6 +180,7 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
         auto o = rooflineOptions(cfg, w);
         o.maxCycles = req.maxCycles;
         o.maxWallSeconds = req.maxWallSeconds;
+        o.watchdogCycles = req.watchdogCycles;
         o.progress = req.progress;
         auto r = roofline::RooflineSimulator(o).run(w.graph);
         double s = wall();

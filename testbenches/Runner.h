@@ -14,6 +14,9 @@
 
 namespace steprdu::tb {
 
+// Longer than any single tile's work on the presets (a 256^3 matmul tile on one PCU is 65,536 cycles).
+constexpr std::int64_t kDefaultWatchdogCycles = 10'000'000;
+
 struct RunRequest {
     std::string testbench;
     std::vector<std::string> knobs;   // key=value
@@ -22,6 +25,7 @@ struct RunRequest {
     std::vector<std::string> sets;    // hardware overrides key=value
     std::int64_t maxCycles = 0;
     double maxWallSeconds = 0;
+    std::int64_t watchdogCycles = kDefaultWatchdogCycles; // timed backends: see RooflineOptions
     std::function<void(std::int64_t cycle, double wallSeconds)> progress; // long timed runs
     bool functional = false; // cycle backend: run on real values and compare with the interpreter
 };

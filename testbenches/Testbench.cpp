@@ -8,6 +8,7 @@
 #include "testbenches/AttentionTestbench.h"
 #include "testbenches/CopyTestbench.h"
 #include "testbenches/GemmTestbench.h"
+#include "testbenches/GraphFileTestbench.h"
 #include "testbenches/MoeTestbench.h"
 #include "testbenches/SwigluTestbench.h"
 #include "util/Error.h"
@@ -79,6 +80,7 @@ const std::vector<std::unique_ptr<Testbench>>& testbenches() {
         v.push_back(std::make_unique<AttentionTestbench>());
         v.push_back(std::make_unique<CopyTestbench>());
         v.push_back(std::make_unique<GemmTestbench>());
+        v.push_back(std::make_unique<GraphFileTestbench>());
         return v;
     }();
     return all;

@@ -35,6 +35,8 @@ const char* kUsage = R"(usage:
                                               --keys: every hardware key; --stats: every cycle-backend stat
   steprdu run <testbench> [knob=value ...] [--backend roofline|interp|cycle] [--functional]
               [--hw <preset|file.yaml>] [--set <hw.key.path>=<value> ...] [--out DIR] [--json]
+  steprdu run-graph <graph.json> [run options]   run a graph file (graph.json of `run --out`, a difftest
+                                              reproducer): `run graph file=<graph.json>`
   steprdu analyze <testbench> [knob=value ...] [--json]   symbolic metrics only, no simulation
   steprdu experiment list | <name> | claims | calibration [--shared DIR] [--out DIR] [--json]
                                               a paper figure as CSV; `claims`: the paper's numbers; `calibration`:
@@ -61,6 +63,7 @@ struct Common {
     std::string backend = "roofline", hw = "step_eval", out, shared;
     std::int64_t maxCycles = 0;
     double maxWallSeconds = 0;
+    std::int64_t watchdogCycles = tb::kDefaultWatchdogCycles;
     std::vector<std::string> sets;
     bool json = false, help = false, functional = false, keys = false, stats = false;
 };
@@ -92,7 +95,10 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
             "max-cycles", po::value(&c.maxCycles)->default_value(0),
             "stop with exit code 4 past this many simulated cycles (0: no limit)")(
             "max-wall-seconds", po::value(&c.maxWallSeconds)->default_value(0),
-            "stop with exit code 4 after this much wall time (0: no limit)");
+            "stop with exit code 4 after this much wall time (0: no limit)")(
+            "watchdog-cycles", po::value(&c.watchdogCycles)->default_value(tb::kDefaultWatchdogCycles),
+            "timed backends: stop with exit code 3, naming the blocked operators, units and streams, when "
+            "nothing moves for this many cycles (0: only when every operator waits)");
     if (cmd == "experiment" || cmd == "bench")
         opts.add_options()(
             "shared", po::value(&c.shared),
@@ -182,14 +188,26 @@ int cmdAnalyze(const Common& c) {
 }
 
 int cmdRun(const Common& c) {
-    tb::RunRequest req{c.testbench, c.knobs,          c.backend, c.hw,        c.sets,
-                       c.maxCycles, c.maxWallSeconds, {},        c.functional};
+    tb::RunRequest req{c.testbench, c.knobs,          c.backend,        c.hw, c.sets,
+                       c.maxCycles, c.maxWallSeconds, c.watchdogCycles, {},   c.functional};
     req.progress = [](std::int64_t cycle, double wall) {
         std::cerr << fmt::format("steprdu: cycle {} after {:.0f} s ({:.3g} simulated cycles per second)\n",
                                  cycle, wall, cycle / wall);
     };
     tb::RunArtifacts art;
-    nlohmann::json j = tb::runTestbench(req, &art);
+    nlohmann::json j;
+    try {
+        j = tb::runTestbench(req, &art);
+    } catch (const StepError& e) {
+        // A run that stops leaves its report in the run directory too.
+        if (!c.out.empty()) {
+            std::filesystem::create_directories(c.out);
+            std::ofstream(c.out + "/error.json")
+                << nlohmann::json{{"exit_code", static_cast<int>(e.code())}, {"message", e.what()}}.dump(2)
+                << "\n";
+        }
+        throw;
+    }
     if (!c.out.empty()) {
         std::filesystem::create_directories(c.out);
         std::ofstream(c.out + "/result.json") << j.dump(2) << "\n";
@@ -488,12 +506,22 @@ int main(int argc, char** argv) {
         if (cmd == "memtrace") return cli::cmdMemTrace(args);
         if (cmd == "pnr") return cli::cmdPnr(args);
         if (cmd == "compare") return cli::cmdCompare(args);
+        if (cmd == "run-graph") {
+            // `run-graph g.json ...` is `run graph file=g.json ...`.
+            if (args.empty() || (args[0].rfind("-", 0) == 0 && args[0] != "--help" && args[0] != "-h"))
+                throw BadInput(
+                    "steprdu run-graph: " +
+                    expectedFound("a graph file first", args.empty() ? "nothing" : "'" + args[0] + "'"));
+            if (args[0] != "--help" && args[0] != "-h") args[0] = "file=" + args[0];
+            args.insert(args.begin(), "graph");
+            cmd = "run";
+        }
         if (cmd != "list" && cmd != "run" && cmd != "analyze" && cmd != "experiment" && cmd != "bench")
             throw BadInput(
                 "steprdu: unknown command '" + cmd + "'; " +
-                expectedFound(
-                    "list, run, analyze, experiment, bench, unit, meshtraffic, memtrace, pnr or compare",
-                    "'" + cmd + "'"));
+                expectedFound("list, run, run-graph, analyze, experiment, bench, unit, meshtraffic, "
+                              "memtrace, pnr or compare",
+                              "'" + cmd + "'"));
         Common c = parse(cmd, args);
         if (c.help) return 0;
         if (cmd == "list") return cmdList(c);

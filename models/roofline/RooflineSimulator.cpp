@@ -108,7 +108,7 @@ class Engine {
     std::int64_t bytesOf(std::int64_t elems, std::int64_t native) const {
         return o_.timingElemBytes ? elems * o_.timingElemBytes : native;
     }
-    [[noreturn]] void deadlock();
+    [[noreturn]] void deadlock(const std::string& why);
 
     const RooflineOptions& o_;
     step::Graph& g_;
@@ -120,6 +120,7 @@ class Engine {
     std::priority_queue<QueueEntry, std::vector<QueueEntry>, std::greater<>> queue_;
     std::int64_t hbmQueuedAt_ = kNever;
     std::uint64_t hbmSeq_ = 0;
+    std::int64_t lastTaken_ = 0; // the latest cycle at which an operator took a token
 };
 
 class RooflineIO : public step::OpIO {
@@ -230,6 +231,14 @@ Token Engine::pop(Task& t, Channel& c) {
         }
     }
     if (tok.isData()) ++t.elements;
+    // Operators run in the order of their clocks, so the takes come in time order but for the few cycles an
+    // operator's clock runs ahead while it works.
+    if (o_.watchdogCycles && t.now - lastTaken_ > o_.watchdogCycles)
+        deadlock(
+            fmt::format("watchdog: no operator took a token in the {} cycles since cycle {}; {} took one "
+                        "at cycle {}",
+                        o_.watchdogCycles, lastTaken_, t.op->where(), t.now));
+    lastTaken_ = std::max(lastTaken_, t.now);
     return tok;
 }
 
@@ -316,14 +325,14 @@ void Engine::offChip(Task& t, const step::OffChipAccess& a) {
     t.now = std::max(t.now, at);
 }
 
-void Engine::deadlock() {
+void Engine::deadlock(const std::string& why) {
     std::string report;
     for (auto& t : tasks_)
         if (!t.finished) report += fmt::format("; {} (t={}) waits for {}", t.op->where(), t.now, t.waiting);
     for (auto& c : channels_)
         if (c->capacity > 0 && c->dataQueued >= c->capacity)
             report += fmt::format("; stream {} is full", c->name);
-    throw NoProgress("roofline: no forward progress" + report);
+    throw NoProgress("roofline: no forward progress (" + why + ")" + report);
 }
 
 void Engine::run() {
@@ -394,7 +403,7 @@ void Engine::run() {
         if (t.error) std::rethrow_exception(t.error);
     }
     for (auto& t : tasks_)
-        if (!t.finished) deadlock();
+        if (!t.finished) deadlock("every operator left waits");
     for (auto& t : tasks_) {
         r_.cycles = std::max(r_.cycles, t.now);
         r_.operators.push_back({t.op->name(), t.op->kind(), t.now, t.busy, t.elements});

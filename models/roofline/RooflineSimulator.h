@@ -23,6 +23,8 @@ struct RooflineOptions {
         depthByProducer;        // per producing operator name, as the artifact's config_dict
     std::int64_t maxCycles = 0; // 0 = no limit
     double maxWallSeconds = 0;  // 0 = no limit
+    // Stop with NoProgress when no operator has taken a token for this many cycles (0: never).
+    std::int64_t watchdogCycles = 0;
     // Called about every progressSeconds of wall time with the simulated cycle reached (long runs).
     std::function<void(std::int64_t cycle, double wallSeconds)> progress;
     double progressSeconds = 2.0;

@@ -263,6 +263,46 @@ TEST(CliCycleErrors, ADeadlockEndsWithExitCode3NamingOperatorsUnitsAndStreams) {
     EXPECT_EQ(run("run moe hidden=64 inter=128 tile_f=32 tile_n=8 regions=2 elem_bytes=4").code, 3);
 }
 
+// The same deadlock with a run directory: the report is in error.json as well.
+TEST(CliCycleErrors, AStoppedRunLeavesItsReportInTheRunDirectory) {
+    const auto dir = std::filesystem::temp_directory_path() / ("steprdu_dead_" + std::to_string(::getpid()));
+    auto r =
+        run("run moe hidden=64 inter=128 tile_f=32 tile_n=8 regions=2 elem_bytes=4 --out " + dir.string());
+    ASSERT_EQ(r.code, 3);
+    auto e = nlohmann::json::parse(std::ifstream(dir / "error.json"));
+    EXPECT_EQ(e["exit_code"], 3);
+    EXPECT_NE(e["message"].get<std::string>().find("roofline: no forward progress"), std::string::npos);
+    EXPECT_NE(e["message"].get<std::string>().find("is full"), std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
+// The forward-progress watchdog: a window shorter than one tile's work (a 256^3 matmul tile, 65,536 cycles on
+// one 16 x 16 PCU, 33.5 M cycles at 1 FLOP/cycle on the roofline) stops both timed backends with exit code 3
+// within 1.25 windows of the last token, naming the operator and its unit.
+TEST(CliWatchdog, NothingMovingForKCyclesEndsWithExitCode3) {
+    const std::string gemm = "run gemm tile_m=256 tile_k=256 tile_n=256 compute_bw=1 ";
+    auto r = run(gemm + "--watchdog-cycles 10000 --backend cycle");
+    EXPECT_EQ(r.code, 3) << r.err;
+    const std::string cyc = "no token entered a stream in the 10000 cycles since cycle ";
+    auto at = r.err.find(cyc);
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const long since = std::stol(r.err.substr(at + cyc.size()));
+    const auto stopAt = r.err.find(") at cycle ");
+    ASSERT_NE(stopAt, std::string::npos) << r.err;
+    const long stopped = std::stol(r.err.substr(stopAt + 11));
+    EXPECT_GE(stopped - since, 10000);
+    EXPECT_LE(stopped - since, 12500);
+    EXPECT_NE(r.err.find("MapAccum 'matmul' on chip.pcu"), std::string::npos) << r.err;
+
+    r = run(gemm + "--watchdog-cycles 10000 --backend roofline");
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("watchdog: no operator took a token in the 10000 cycles since cycle"),
+              std::string::npos)
+        << r.err;
+    // Off, the same runs finish.
+    EXPECT_EQ(run(gemm + "--backend roofline --watchdog-cycles 0").code, 0);
+}
+
 // steprdu pnr: the report and the floorplan, identical for the same seed; bad pnr keys and values exit 2.
 TEST(CliPnr, WritesTheReportAndTheFloorplanDeterministically) {
     const auto dir = std::filesystem::temp_directory_path() / ("steprdu_pnr_" + std::to_string(::getpid()));
@@ -317,4 +357,31 @@ TEST(CliPnr, QwenFitsOnlyTimeMultiplexedOrShrunk) {
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["units"]["pcu"]["used"].get<int>(), 1040);
     EXPECT_FALSE(j["shrunk"].empty());
+}
+
+// run-graph runs a graph file as `run --out` wrote it: the same operators and traffic as the testbench's run,
+// on every backend; a graph file that is not one exits 2 naming the file.
+TEST(CliRunGraph, RunsTheGraphFileOfARunDirectory) {
+    const auto dir = std::filesystem::temp_directory_path() / ("steprdu_rg_" + std::to_string(::getpid()));
+    auto r = run("run copy bytes=65536 streams=2 --backend roofline --json --out " + dir.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto direct = nlohmann::json::parse(r.out);
+    const std::string file = (dir / "graph.json").string();
+    for (const char* backend : {"roofline", "interp", "cycle"}) {
+        r = run("run-graph " + file + " --backend " + backend + " --json");
+        ASSERT_EQ(r.code, 0) << backend << ": " << r.err;
+        const auto g = nlohmann::json::parse(r.out);
+        EXPECT_EQ(g["testbench"], "graph");
+        EXPECT_EQ(g["off_chip_bytes"], direct["off_chip_bytes"]) << backend;
+        EXPECT_EQ(g["simulated_off_chip_bytes"], direct["simulated_off_chip_bytes"]) << backend;
+        if (std::string(backend) == "roofline") {
+            EXPECT_EQ(g["cycles"], direct["cycles"]);
+        }
+    }
+    std::ofstream(dir / "bad.json") << "{\"format\": \"steprdu-graph-1\", \"tensors\": 3}";
+    r = run("run-graph " + (dir / "bad.json").string());
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("bad.json: graph:"), std::string::npos) << r.err;
+    EXPECT_EQ(run("run-graph --json").code, 2);
+    std::filesystem::remove_all(dir);
 }
