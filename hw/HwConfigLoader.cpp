@@ -159,7 +159,8 @@ Source presetSource(const std::string& name) {
 
 Source fileSource(const fs::path& path) {
     std::string display = path.string();
-    if (fs::is_directory(path))
+    std::error_code dirError;
+    if (fs::is_directory(path, dirError))
         throw BadInput(fmt::format("{}: {}", display, expectedFound("a YAML file", "a directory")));
     std::ifstream in(path);
     if (!in) throw BadInput(fmt::format("{}: cannot open for reading", display));
@@ -177,7 +178,9 @@ std::optional<Source> resolve(const std::string& ref, const std::optional<fs::pa
     if (!allowFiles) return std::nullopt;
     fs::path p(ref);
     if (dir && p.is_relative()) p = *dir / p;
-    if (!fs::exists(p)) return std::nullopt;
+    // A name the file system cannot take (too long, say) is no file either.
+    std::error_code ec;
+    if (!fs::exists(p, ec)) return std::nullopt;
     return fileSource(p);
 }
 

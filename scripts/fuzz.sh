@@ -12,9 +12,11 @@ for target in hw_config traces memtrace graph; do
     mkdir -p "$work"
     cp -n "$root/tests/fuzz/corpus/$target"/* "$work"/
     log="$build/fuzz-$target.log"
+    dict=()
+    [ -f "$root/tests/fuzz/$target.dict" ] && dict=(-dict="$root/tests/fuzz/$target.dict")
     if ! "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-        -max_len=8192 -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$target-" "$work" \
-        >"$log" 2>&1; then
+        -max_len=8192 -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$target-" "${dict[@]}" \
+        "$work" >"$log" 2>&1; then
         tail -n 40 "$log" >&2
         echo "fuzz: $target failed; reproducer in $build/fuzz-artifacts (log: $log)" >&2
         exit 1

@@ -12,18 +12,19 @@ constexpr int kMopColumns = 4;
 }
 
 std::vector<std::string> AddressMapping::names() {
-    return {"RoBaRaCoCh", "RoBaRaCoCh-perm", "ChRaBaRoCo", "MOP4"};
+    return {"RoBaRaCoCh", "RoBaRaCoCh-perm", "RoBaRaCoCh-hash", "ChRaBaRoCo", "MOP4", "MOP4-hash"};
 }
 
 AddressMapping::AddressMapping(const std::string& name, const DramSpec& spec) : name_(name), spec_(spec) {
     using F = Field;
     std::vector<Field> order; // least significant first
     permute_ = name == "RoBaRaCoCh-perm";
-    if (name == "RoBaRaCoCh" || permute_)
+    hash_ = name == "RoBaRaCoCh-hash" || name == "MOP4-hash";
+    if (name == "RoBaRaCoCh" || permute_ || name == "RoBaRaCoCh-hash")
         order = {F::Channel, F::Column, F::Rank, F::BankGroup, F::Bank, F::Row};
     else if (name == "ChRaBaRoCo")
         order = {F::Column, F::Row, F::Bank, F::BankGroup, F::Rank, F::Channel};
-    else if (name == "MOP4")
+    else if (name == "MOP4" || name == "MOP4-hash")
         order = {F::Channel, F::ColumnLow, F::BankGroup, F::Bank, F::Rank, F::ColumnHigh, F::Row};
     else
         throw BadInput(

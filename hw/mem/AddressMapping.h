@@ -29,11 +29,20 @@ class AddressMapping {
     AddressMapping(const std::string& name, const DramSpec& spec);
     DramAddress decode(std::uint64_t address) const {
         DramAddress a = decodeFields(address);
+        const int banks = spec_.banks, groups = spec_.bankGroups;
         if (permute_) {
-            const int banks = spec_.banks, groups = spec_.bankGroups;
             a.bank = (a.bank + a.row) % banks;
             a.bankGroup = (a.bankGroup + a.row / banks) % groups;
             a.rank = (a.rank + a.row / (banks * groups)) % spec_.ranks;
+        } else if (hash_) {
+            // Every row rotates the banks by its own multiplicative hash: a bijection within the row, and
+            // rows far apart (tensors at power-of-two offsets) land in unrelated banks.
+            const int n = spec_.ranks * groups * banks;
+            const int h = static_cast<int>(((std::uint32_t(a.row) * 0x9e3779b1u) >> 16) % std::uint32_t(n));
+            const int flat = ((a.rank * groups + a.bankGroup) * banks + a.bank + h) % n;
+            a.bank = flat % banks;
+            a.bankGroup = flat / banks % groups;
+            a.rank = flat / (banks * groups);
         }
         return a;
     }
@@ -65,6 +74,7 @@ class AddressMapping {
     std::array<Bits, 8> bits_{};
     int columnLowBits_ = 0;
     bool permute_ = false; // RoBaRaCoCh-perm
+    bool hash_ = false;    // <mapping>-hash
     int transactionShift_ = -1;
 };
 

@@ -287,6 +287,14 @@ TEST_F(HwInheritance, CyclesAndUnknownBasesAreErrors) {
                   "step_validation, tiny)");
 }
 
+// Found by fuzz_hw_config: a base name longer than the file system allows threw filesystem_error.
+TEST_F(HwInheritance, ABaseNameNoFileCanHaveIsAnUnknownBase) {
+    const std::string name(5000, 'x');
+    std::string c = write("long.yaml", "base: " + name + "\n");
+    EXPECT_NE(loadError(c).find(c + ": base: expected a preset or file, found '" + name + "'"),
+              std::string::npos);
+}
+
 TEST_F(HwRoundTrip, DumpReloadsToAnEqualConfig) {
     std::vector<HwConfig> configs;
     for (const auto& n : presetNames())
