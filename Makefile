@@ -2,8 +2,10 @@
 BUILD ?= build
 JOBS ?= 2
 BUILD_TYPE ?= Release
+DIFFTEST_COUNT ?= 20000
+DIFFTEST_SEED ?= 1
 
-.PHONY: deps configure build run test sanitize fuzz bench format format-check clean
+.PHONY: deps configure build run test sanitize fuzz difftest bench format format-check clean
 
 deps:
 	@scripts/install-deps.sh
@@ -42,6 +44,11 @@ fuzz: deps
 		-DSTEPRDU_FUZZ=ON > /dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_hw_config fuzz_traces fuzz_memtrace fuzz_graph
 	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The long differential test: DIFFTEST_COUNT random programs on every executor (one die tile of step_eval).
+difftest: build
+	$(BUILD)/steprdu difftest --count $(DIFFTEST_COUNT) --seed $(DIFFTEST_SEED) --out $(BUILD)/difftest \
+		--set chip.dies=1 --set chip.die_tile_rows=1 --set chip.die_tile_cols=1
 
 bench: build
 	$(BUILD)/steprdu bench

@@ -18,6 +18,7 @@ struct ExperimentSeries {
 
 struct ExperimentDef {
     std::string name, description, testbench, backend = "roofline", hw = "step_eval";
+    std::string expand = "grid"; // how a series' sweep axes combine: grid (cartesian product) or zip
     std::vector<std::string> columns;
     std::vector<ExperimentSeries> series;
 };
@@ -29,7 +30,15 @@ struct ExperimentResult {
 
 std::vector<std::string> experimentNames();
 ExperimentDef loadExperiment(const std::string& name); // BadInput naming the file and key
-bool readsSharedData(const ExperimentDef& def);        // some knob value holds `{shared}`
+// An experiment from YAML text; `file` names it in errors.
+ExperimentDef parseExperiment(const std::string& yaml, const std::string& file, const std::string& name);
+bool readsSharedData(const ExperimentDef& def); // some knob value holds `{shared}`
+// A series' sweep points, each its axis values in axis order: the cartesian product (grid, the last axis
+// fastest) or the i-th value of every axis (zip: equal lengths, else BadInput naming `where` and the axis).
+std::vector<std::vector<std::pair<std::string, std::string>>>
+expandSeries(const ExperimentSeries& s, const std::string& expand, const std::string& where);
+// `value` with `{shared}` replaced by the shared data folder.
+std::string withSharedDir(const std::string& value, const std::string& sharedDir);
 // `progress` is called before each run with (index, total, description).
 ExperimentResult runExperiment(const ExperimentDef& def, const std::string& sharedDir,
                                const std::function<void(int, int, const std::string&)>& progress = {});

@@ -1,5 +1,10 @@
 #include "testbenches/GraphFileTestbench.h"
 
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "util/Error.h"
 
 namespace steprdu::tb {
@@ -12,7 +17,18 @@ std::vector<Knob> GraphFileTestbench::knobs() const {
 Workload GraphFileTestbench::build(const Knobs& k, bool functional) const {
     if (!k.given("file")) throw BadInput("graph: knob 'file' is required: run graph file=<graph.json>");
     Workload w;
-    w.graph = step::Graph::load(k.str("file"));
+    const std::string file = k.str("file");
+    w.graph = step::Graph::load(file);
+    // Optional: the values of the graph's data-dependent sizes (symbol -> count), for its metrics.
+    const auto j = nlohmann::json::parse(std::ifstream(file, std::ios::binary), nullptr, false);
+    if (j.is_object() && j.contains("bindings")) {
+        for (const auto& [sym, v] : j["bindings"].items()) {
+            if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+                throw BadInput(
+                    fmt::format("{}: bindings.{}: {}", file, sym, expectedFound("a count >= 0", v.dump())));
+            w.bindings[sym] = v.get<std::int64_t>();
+        }
+    }
     w.channelDepth = k.integer("depth", 0, 1 << 20);
     w.params = {{"file", k.str("file")}, {"depth", w.channelDepth}};
     (void)functional;

@@ -150,6 +150,8 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
     if (art) {
         art->config = cfg;
         art->graph = w.graph.toJson();
+        // The data-dependent sizes travel with the graph, so that run-graph can bind its metrics.
+        if (!w.bindings.empty()) art->graph["bindings"] = w.bindings;
         art->dot = w.graph.toDot();
     }
     auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };

@@ -15,5 +15,10 @@ int cmdMemTrace(const std::vector<std::string>& args);
 int cmdPnr(const std::vector<std::string>& args);
 // steprdu compare: the roofline and the cycle backend on the same graph, side by side.
 int cmdCompare(const std::vector<std::string>& args);
+// steprdu difftest: random programs on every executor, checked against each other and the metrics.
+int cmdDiffTest(const std::vector<std::string>& args);
+// steprdu sweep / collect: hardware and workload sweeps that resume, run locally or emit job files.
+int cmdSweep(const std::vector<std::string>& args);
+int cmdCollect(const std::vector<std::string>& args);
 
 } // namespace steprdu::cli

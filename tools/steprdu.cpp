@@ -18,6 +18,7 @@
 #include "testbenches/Calibration.h"
 #include "testbenches/Claims.h"
 #include "testbenches/Experiment.h"
+#include "testbenches/RunDirectory.h"
 #include "testbenches/Runner.h"
 #include "testbenches/Testbench.h"
 #include "tools/Commands.h"
@@ -55,6 +56,13 @@ const char* kUsage = R"(usage:
   steprdu compare <testbench> [knob=value ...] [--hw ..] [--set ..] [--json]
                                               roofline and cycle-level side by side: ratio, lower bounds,
                                               stalls by cause and unit kind, busiest links and channels
+  steprdu difftest [--count N] [--seed S] [--backends interp,roofline,cycle] [--json]
+                                              random STeP programs on every executor, checked against each
+                                              other and the symbolic metrics; exit 1 on any failure
+  steprdu sweep <spec.yaml|experiment> [-j N] [--out DIR] [--emit parallel|slurm]
+                                              a sweep over knobs, hw.<key> and backend that resumes;
+                                              DIR/results.csv (docs/sweeps.md)
+  steprdu collect DIR                       merge a sweep's finished points into DIR/results.csv
   steprdu <command> --help)";
 
 struct Common {
@@ -66,6 +74,7 @@ struct Common {
     std::int64_t watchdogCycles = tb::kDefaultWatchdogCycles;
     std::vector<std::string> sets;
     bool json = false, help = false, functional = false, keys = false, stats = false;
+    std::string commandLine; // as typed, for meta.json
 };
 
 Common parse(const std::string& cmd, const std::vector<std::string>& args) {
@@ -187,6 +196,16 @@ int cmdAnalyze(const Common& c) {
     return 0;
 }
 
+// The command line as typed (words with spaces quoted), for meta.json.
+std::string commandLine(int argc, char** argv) {
+    std::string s;
+    for (int i = 0; i < argc; ++i) {
+        const std::string w = argv[i];
+        s += (i ? " " : "") + (w.find_first_of(" \t'\"") == std::string::npos ? w : "'" + w + "'");
+    }
+    return s;
+}
+
 int cmdRun(const Common& c) {
     tb::RunRequest req{c.testbench, c.knobs,          c.backend,        c.hw, c.sets,
                        c.maxCycles, c.maxWallSeconds, c.watchdogCycles, {},   c.functional};
@@ -196,31 +215,22 @@ int cmdRun(const Common& c) {
     };
     tb::RunArtifacts art;
     nlohmann::json j;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto wall = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
     try {
         j = tb::runTestbench(req, &art);
     } catch (const StepError& e) {
         // A run that stops leaves its report in the run directory too.
-        if (!c.out.empty()) {
-            std::filesystem::create_directories(c.out);
-            std::ofstream(c.out + "/error.json")
-                << nlohmann::json{{"exit_code", static_cast<int>(e.code())}, {"message", e.what()}}.dump(2)
-                << "\n";
-        }
+        if (!c.out.empty())
+            tb::writeRunError(c.out, static_cast<int>(e.code()), e.what(),
+                              tb::runMeta(c.commandLine, wall(), 0, static_cast<int>(e.code())));
         throw;
     }
-    if (!c.out.empty()) {
-        std::filesystem::create_directories(c.out);
-        std::ofstream(c.out + "/result.json") << j.dump(2) << "\n";
-        std::ofstream(c.out + "/config.resolved.yaml") << hw::toYaml(art.config);
-        std::ofstream(c.out + "/graph.json") << art.graph.dump(1) << "\n";
-        std::ofstream(c.out + "/graph.dot") << art.dot;
-        if (!art.operators.is_null())
-            std::ofstream(c.out + "/operators.json") << art.operators.dump(1) << "\n";
-        if (!art.stats.is_null()) {
-            std::ofstream(c.out + "/stats.json") << art.stats.dump(1) << "\n";
-            std::ofstream(c.out + "/stats.csv") << art.statsCsv;
-        }
-    }
+    if (!c.out.empty())
+        tb::writeRunDirectory(c.out, j, art,
+                              tb::runMeta(c.commandLine, wall(), j.value("sim_cycles_per_second", 0.0), 0));
     if (c.json) {
         std::cout << j.dump(2) << "\n";
         return 0;
@@ -506,6 +516,9 @@ int main(int argc, char** argv) {
         if (cmd == "memtrace") return cli::cmdMemTrace(args);
         if (cmd == "pnr") return cli::cmdPnr(args);
         if (cmd == "compare") return cli::cmdCompare(args);
+        if (cmd == "difftest") return cli::cmdDiffTest(args);
+        if (cmd == "sweep") return cli::cmdSweep(args);
+        if (cmd == "collect") return cli::cmdCollect(args);
         if (cmd == "run-graph") {
             // `run-graph g.json ...` is `run graph file=g.json ...`.
             if (args.empty() || (args[0].rfind("-", 0) == 0 && args[0] != "--help" && args[0] != "-h"))
@@ -520,10 +533,11 @@ int main(int argc, char** argv) {
             throw BadInput(
                 "steprdu: unknown command '" + cmd + "'; " +
                 expectedFound("list, run, run-graph, analyze, experiment, bench, unit, meshtraffic, "
-                              "memtrace, pnr or compare",
+                              "memtrace, pnr, compare, difftest, sweep or collect",
                               "'" + cmd + "'"));
         Common c = parse(cmd, args);
         if (c.help) return 0;
+        c.commandLine = commandLine(argc, argv);
         if (cmd == "list") return cmdList(c);
         if (cmd == "analyze") return cmdAnalyze(c);
         if (cmd == "experiment") return cmdExperiment(c);
