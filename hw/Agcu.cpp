@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hw/OperatorProcess.h"
+#include "util/Timeline.h"
 
 namespace steprdu::hw {
 
@@ -109,13 +110,18 @@ void Agcu::offChip(OperatorProcess& op, const step::OffChipAccess& a) {
     if (!a.write) op.holdNextDataFor(ticket);
     const Cycle tln = cfg_.agcu.tln_latency_cycles;
     OpState* sp = &s;
-    tiers_[map_.tier(a.tensor)]->submit(index_, a.write, now() + tln, ranges, burst, par,
-                                        [sp, ticket, tln, write = a.write](Cycle back) {
-                                            --sp->unanswered;
-                                            sp->returns.push_back(back + tln);
-                                            sp->known.notify(sc_core::SC_ZERO_TIME);
-                                            if (!write) sp->op->ticketDone(ticket, back + tln);
-                                        });
+    auto* tier = tiers_[map_.tier(a.tensor)];
+    tier->submit(
+        index_, a.write, now() + tln, ranges, burst, par,
+        [sp, ticket, tln, write = a.write, tier, issued = now() + tln, bytes = a.bytes()](Cycle back) {
+            if (auto* tl = Timeline::active())
+                tl->rate("memory", tier->path() + (write ? " write" : " read"), issued, back,
+                         static_cast<double>(bytes));
+            --sp->unanswered;
+            sp->returns.push_back(back + tln);
+            sp->known.notify(sc_core::SC_ZERO_TIME);
+            if (!write) sp->op->ticketDone(ticket, back + tln);
+        });
 }
 
 void Agcu::drain(OperatorProcess& op) {

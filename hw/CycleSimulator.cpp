@@ -12,6 +12,10 @@ namespace steprdu::hw {
 
 CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
     initSimTime();
+    struct ActiveTimeline {
+        explicit ActiveTimeline(Timeline* t) { Timeline::setActive(t); }
+        ~ActiveTimeline() { Timeline::setActive(nullptr); }
+    } active(o_.timeline);
     g.finalize();
     MemoryMap::check(cfg_);
     pnr::LoweringOptions po;

@@ -12,6 +12,7 @@
 #include "hw/Stats.h"
 #include "step_ops/Graph.h"
 #include "step_ops/TensorStore.h"
+#include "util/Timeline.h"
 
 namespace steprdu::hw {
 
@@ -24,6 +25,9 @@ struct CycleOptions {
     std::int64_t watchdogCycles = 0;
     std::function<void(Cycle cycle, double wallSeconds)> progress;
     double progressSeconds = 2.0;
+    // Records unit work, stream occupancy, link and memory bandwidth (`--trace perfetto`); the run makes it
+    // Timeline::active() while it lasts.
+    Timeline* timeline = nullptr;
 };
 
 struct CycleResult {

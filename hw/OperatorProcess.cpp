@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "hw/StreamRoute.h"
+#include "util/Timeline.h"
 
 namespace steprdu::hw {
 
@@ -164,6 +165,10 @@ void OperatorProcess::work(const step::Work& w) {
     step::Work scaled = w;
     scaled.elementBytes = fabricBytes(w.elementBytes);
     WorkDone d = host_.perform(*this, scaled);
+    if (auto* tl = Timeline::active()) {
+        if (track_ < 0) track_ = tl->track("units", name());
+        tl->slice(track_, step::Work::name(w.kind), now(), d.done - now());
+    }
     busy_ += d.done - now();
     waitUntil(d.done);
     readyAt_ = std::max(readyAt_, d.ready);

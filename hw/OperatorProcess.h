@@ -92,6 +92,7 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
     Cycle waitingSince_ = 0;
     Cycle busy_ = 0, stallInput_ = 0, stallOutput_ = 0, stallMemory_ = 0;
     std::int64_t elements_ = 0;
+    int track_ = -1; // its timeline track, once it has worked
 };
 
 } // namespace steprdu::hw

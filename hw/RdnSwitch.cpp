@@ -5,6 +5,7 @@
 
 #include "hw/RdnMesh.h"
 #include "hw/Unit.h"
+#include "util/Timeline.h"
 
 namespace steprdu::hw {
 
@@ -161,6 +162,7 @@ void RdnSwitch::grant(int li, int vi, int child) {
     if (!L.held) L.busyUntil = tail;
     L.busyCycles += occupancy;
     L.bytes += bytes;
+    if (auto* tl = Timeline::active()) tl->rate("links", L.name, g, tail, static_cast<double>(bytes));
     ++L.packets;
     --L.requests;
     ++m.grants_;

@@ -112,7 +112,8 @@ nlohmann::json StatsRegistry::toJson() const {
             if (dot == std::string::npos) break;
             start = dot + 1;
         }
-        (*node)[st.name] = {{"value", st.value}, {"unit", def(st.name).unit}};
+        (*node)[st.name] = {
+            {"value", st.value}, {"unit", def(st.name).unit}, {"description", def(st.name).description}};
     }
     return out;
 }

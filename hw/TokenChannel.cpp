@@ -6,6 +6,7 @@
 
 #include "hw/StreamRoute.h"
 #include "util/Strings.h"
+#include "util/Timeline.h"
 
 namespace steprdu::hw {
 
@@ -61,6 +62,7 @@ std::uint64_t TokenChannel::send(step::Token t, std::int64_t bytes, Cycle at) {
         account();
         ++occupancy_;
         maxOccupancy_ = std::max(maxOccupancy_, occupancy_);
+        if (auto* tl = Timeline::active()) tl->level("streams", label_, now(), 1);
         dataBytes_ += bytes;
     }
     ++tokens_;
@@ -113,6 +115,7 @@ step::Token TokenChannel::read() {
     if (e.data) {
         account();
         --occupancy_;
+        if (auto* tl = Timeline::active()) tl->level("streams", label_, now(), -1);
         Cycle back = now() + route_->creditLatency(*this);
         creditReturns_.push_back(back);
         notifyAt(creditEvent_, back);

@@ -36,6 +36,12 @@ struct Work {
         BufferElement, // one element into (Bufferize) or out of (Streamify) an on-chip buffer
     };
     Kind kind = Kind::Compute;
+    // The kind's name, as timelines label the work.
+    static const char* name(Kind k) {
+        constexpr const char* names[] = {"compute", "memory read", "route",
+                                         "merge",   "repeat",      "buffer element"};
+        return names[static_cast<int>(k)];
+    }
     std::int64_t loadElems = 0, loadBytes = 0;   // read from a memory unit (inputs with readFromMu)
     std::int64_t storeElems = 0, storeBytes = 0; // written back to a memory unit (write_back_mu)
     std::int64_t flops = 0;

@@ -47,6 +47,7 @@ void writeRunDirectory(const std::string& dir, const nlohmann::json& result, con
         write(d / "stats.json", art.stats.dump(1) + "\n");
         write(d / "stats.csv", art.statsCsv);
     }
+    if (!art.trace.empty()) write(d / "trace.json", art.trace);
     write(d / "meta.json", meta.dump(2) + "\n");
 }
 

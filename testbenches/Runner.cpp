@@ -2,16 +2,19 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "hw/CycleSimulator.h"
 #include "hw/HwConfigLoader.h"
+#include "hw/Stats.h"
 #include "hw/pnr/PlaceAndRoute.h"
 #include "step_ops/Metrics.h"
 #include "util/Error.h"
 #include "util/ForkRun.h"
+#include "util/Strings.h"
 
 namespace steprdu::tb {
 
@@ -98,6 +101,8 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, const Te
         o.maxWallSeconds = req.maxWallSeconds;
         o.watchdogCycles = req.watchdogCycles;
         o.progress = req.progress;
+        std::optional<Timeline> timeline;
+        if (req.trace) o.timeline = &timeline.emplace(req.traceFrom, req.traceTo);
         step::TensorStore store(w.graph, req.functional);
         auto r = hw::CycleSimulator(cfg, o).run(w.graph, store);
         nlohmann::json out = r.summary;
@@ -115,6 +120,7 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, const Te
             out["scoreboard"] = compareMemories(w.graph, store, interp.memory());
         }
         if (art) out["_stats"] = {{"json", r.stats.toJson()}, {"csv", r.stats.toCsv()}};
+        if (timeline) out["_trace"] = timeline->json();
         return out;
     });
 }
@@ -133,6 +139,10 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
     if (req.backend != "interp" && req.backend != "roofline" && req.backend != "cycle")
         throw BadInput(fmt::format("--backend: {}",
                                    expectedFound("interp, roofline or cycle", "'" + req.backend + "'")));
+    if (req.trace && req.backend == "interp")
+        throw BadInput(
+            "--trace: " +
+            expectedFound("--backend roofline or cycle (the interpreter has no time)", "--backend interp"));
     if (req.functional && req.backend != "cycle")
         throw BadInput(
             fmt::format("--functional: {}", expectedFound("--backend cycle (interp is always functional)",
@@ -162,6 +172,10 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
             art->statsCsv = r["_stats"]["csv"];
             r.erase("_stats");
         }
+        if (r.contains("_trace")) {
+            if (art) art->trace = r["_trace"].get<std::string>();
+            r.erase("_trace");
+        }
         j.update(r);
         j["clock_ghz"] = cfg.clock_ghz;
         j["peak_offchip_bytes_per_cycle"] = cfg.hbm.peakBytesPerCycle();
@@ -184,7 +198,10 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
         o.maxWallSeconds = req.maxWallSeconds;
         o.watchdogCycles = req.watchdogCycles;
         o.progress = req.progress;
+        std::optional<Timeline> timeline;
+        if (req.trace) o.timeline = &timeline.emplace(req.traceFrom, req.traceTo);
         auto r = roofline::RooflineSimulator(o).run(w.graph);
+        if (art && timeline) art->trace = timeline->json();
         double s = wall();
         j["cycles"] = r.cycles;
         j["simulated_off_chip_bytes"] = r.offChipReadBytes + r.offChipWriteBytes;
@@ -198,6 +215,22 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
         auto alloc = j["allocated_flops_per_cycle"].get<std::int64_t>();
         j["compute_utilization"] = r.cycles && alloc ? double(w.figureFlops) / r.cycles / alloc : 0.0;
         if (art) {
+            // stats.json and stats.csv by operator, with the cycle backend's stat definitions.
+            hw::StatsRegistry st;
+            for (const auto& op : r.operators) {
+                const std::string p = "roofline.operators." + identifier(op.name);
+                st.add(p, "busy_cycles", static_cast<double>(op.busy));
+                st.add(p, "finish_cycle", static_cast<double>(op.finish));
+                st.add(p, "elements", static_cast<double>(op.elements));
+            }
+            st.add("roofline.hbm", "requests", static_cast<double>(r.hbm.requests));
+            st.add("roofline.hbm", "bytes_read", static_cast<double>(r.offChipReadBytes));
+            st.add("roofline.hbm", "bytes_written", static_cast<double>(r.offChipWriteBytes));
+            st.add("roofline.hbm", "achieved_bytes_per_cycle",
+                   r.cycles ? double(r.offChipReadBytes + r.offChipWriteBytes) / r.cycles : 0.0);
+            st.add("roofline.hbm", "peak_bytes_per_cycle", peak);
+            art->stats = st.toJson();
+            art->statsCsv = st.toCsv();
             art->operators = nlohmann::json::array();
             for (auto& op : r.operators)
                 art->operators.push_back({{"name", op.name},

@@ -11,6 +11,7 @@
 #include "hw/pnr/Lowering.h"
 #include "models/roofline/RooflineSimulator.h"
 #include "testbenches/Testbench.h"
+#include "util/Timeline.h"
 
 namespace steprdu::tb {
 
@@ -28,6 +29,9 @@ struct RunRequest {
     std::int64_t watchdogCycles = kDefaultWatchdogCycles; // timed backends: see RooflineOptions
     std::function<void(std::int64_t cycle, double wallSeconds)> progress; // long timed runs
     bool functional = false; // cycle backend: run on real values and compare with the interpreter
+    // Timed backends: record a Perfetto timeline (RunArtifacts::trace) of the cycles [traceFrom, traceTo).
+    bool trace = false;
+    std::int64_t traceFrom = 0, traceTo = Timeline::kEnd;
 };
 
 struct RunArtifacts {
@@ -37,6 +41,7 @@ struct RunArtifacts {
     nlohmann::json operators; // per-operator timing (roofline)
     nlohmann::json stats;     // cycle backend: stats by module path (stats.json)
     std::string statsCsv;     // the same, flat (stats.csv)
+    std::string trace;        // the timeline as trace-event JSON (trace.json), if requested
 };
 
 // Symbolic metrics of a built workload: the keys of `steprdu analyze`.

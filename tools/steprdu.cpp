@@ -75,6 +75,7 @@ struct Common {
     std::vector<std::string> sets;
     bool json = false, help = false, functional = false, keys = false, stats = false;
     std::string commandLine; // as typed, for meta.json
+    std::string trace, traceWindow;
 };
 
 Common parse(const std::string& cmd, const std::vector<std::string>& args) {
@@ -98,16 +99,19 @@ Common parse(const std::string& cmd, const std::vector<std::string>& args) {
             "set", po::value(&c.sets)->composing(),
             "override a hardware key: --set hbm.channels=16 (repeatable)")(
             "out", po::value(&c.out),
-            "write result.json, config.resolved.yaml, graph.json, graph.dot, and operators.json (roofline) "
-            "or "
-            "stats.json and stats.csv (cycle) here")(
+            "write result.json, meta.json, config.resolved.yaml, graph.json, graph.dot, stats.json and "
+            "stats.csv (timed backends), operators.json (roofline) and trace.json (--trace) here")(
             "max-cycles", po::value(&c.maxCycles)->default_value(0),
             "stop with exit code 4 past this many simulated cycles (0: no limit)")(
             "max-wall-seconds", po::value(&c.maxWallSeconds)->default_value(0),
             "stop with exit code 4 after this much wall time (0: no limit)")(
             "watchdog-cycles", po::value(&c.watchdogCycles)->default_value(tb::kDefaultWatchdogCycles),
             "timed backends: stop with exit code 3, naming the blocked operators, units and streams, when "
-            "nothing moves for this many cycles (0: only when every operator waits)");
+            "nothing moves for this many cycles (0: only when every operator waits)")(
+            "trace", po::value(&c.trace),
+            "timed backends: perfetto writes trace.json into --out (Chrome/Perfetto trace events: operator "
+            "firings or unit work, stream occupancy, link and memory bandwidth)")(
+            "trace-window", po::value(&c.traceWindow), "A:B: record only cycles [A, B) of the timeline");
     if (cmd == "experiment" || cmd == "bench")
         opts.add_options()(
             "shared", po::value(&c.shared),
@@ -213,6 +217,33 @@ int cmdRun(const Common& c) {
         std::cerr << fmt::format("steprdu: cycle {} after {:.0f} s ({:.3g} simulated cycles per second)\n",
                                  cycle, wall, cycle / wall);
     };
+    if (!c.trace.empty()) {
+        if (c.trace != "perfetto")
+            throw BadInput("--trace: " + expectedFound("perfetto", "'" + c.trace + "'"));
+        if (c.out.empty())
+            throw BadInput("--trace perfetto: " + expectedFound("--out DIR for trace.json", "no --out"));
+        req.trace = true;
+    }
+    if (!c.traceWindow.empty()) {
+        const auto colon = c.traceWindow.find(':');
+        std::int64_t a = -1, b = -1;
+        try {
+            if (colon != std::string::npos) {
+                std::size_t ea = 0, eb = 0;
+                a = std::stoll(c.traceWindow.substr(0, colon), &ea);
+                b = std::stoll(c.traceWindow.substr(colon + 1), &eb);
+                if (ea != colon || eb != c.traceWindow.size() - colon - 1) a = -1;
+            }
+        } catch (const std::exception&) {
+            a = -1;
+        }
+        if (a < 0 || b <= a)
+            throw BadInput("--trace-window: " +
+                           expectedFound("A:B with 0 <= A < B (cycles)", "'" + c.traceWindow + "'"));
+        if (!req.trace) throw BadInput("--trace-window: " + expectedFound("--trace perfetto", "no --trace"));
+        req.traceFrom = a;
+        req.traceTo = b;
+    }
     tb::RunArtifacts art;
     nlohmann::json j;
     const auto t0 = std::chrono::steady_clock::now();

@@ -56,6 +56,7 @@ struct Task {
     std::vector<Channel*> in, out;
     ctx::fiber fiber, scheduler;
     std::int64_t now = 0, busy = 0, elements = 0;
+    int track = -1;          // its timeline track
     std::uint64_t seq = 0;   // invalidates stale queue entries
     std::uint64_t waits = 0; // times it waited for an input, an output slot or the memory
     std::int64_t queuedAt = kNever;
@@ -183,6 +184,7 @@ void Engine::push(Task& t, Channel& c, Token tok) {
     }
     std::int64_t visible = std::max(t.now + 1, c.lastVisible);
     c.lastVisible = visible;
+    if (o_.timeline && tok.isData()) o_.timeline->level("streams", c.name, visible, 1);
     c.q.push_back({visible, std::move(tok)});
     ++r_.tokens;
     if (c.consumerWaiting) {
@@ -218,6 +220,7 @@ Token Engine::pop(Task& t, Channel& c) {
     const bool waitedSincePeek = c.q.front().waitsAtPeek != t.waits;
     Token tok = std::move(c.q.front().token);
     c.q.pop_front();
+    if (o_.timeline && tok.isData()) o_.timeline->level("streams", c.name, t.now, -1);
     if (tok.isData() && c.capacity > 0) {
         --c.dataQueued;
         // DAM stamps the response with the element's time. But a sender out of credits follows the
@@ -302,6 +305,7 @@ void Engine::work(Task& t, const step::Work& w) {
         cycles = 1;
         break;
     }
+    if (o_.timeline) o_.timeline->slice(t.track, step::Work::name(w.kind), t.now, cycles);
     t.now += cycles;
     t.busy += cycles;
 }
@@ -322,6 +326,9 @@ void Engine::offChip(Task& t, const step::OffChipAccess& a) {
     if (!done) ++t.waits;
     while (!done)
         block(t, "off-chip tile");
+    if (o_.timeline)
+        o_.timeline->rate("memory", a.write ? "hbm write" : "hbm read", t.now, at,
+                          static_cast<double>(a.bytes()));
     t.now = std::max(t.now, at);
 }
 
@@ -341,6 +348,7 @@ void Engine::run() {
     for (int i = 0; i < n; ++i) {
         tasks_[i].op = &g_.op(i);
         tasks_[i].id = i;
+        if (o_.timeline) tasks_[i].track = o_.timeline->track("operators", g_.op(i).name());
         tasks_[i].out.resize(g_.op(i).outputs().size());
     }
     for (int i = 0; i < n; ++i) {

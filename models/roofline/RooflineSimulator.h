@@ -10,6 +10,8 @@
 #include "models/roofline/HbmNode.h"
 #include "step_ops/Graph.h"
 
+#include "util/Timeline.h"
+
 namespace steprdu::roofline {
 
 struct RooflineOptions {
@@ -39,6 +41,8 @@ struct RooflineOptions {
     // FlatReassemble moves its clock only to the arrival of the elements it forwards; switch and memory-unit
     // read cycles only order its dequeues.
     bool reassembleArrivalOnly = false;
+    // Records a slice per operator firing, stream occupancy and HBM bandwidth (`--trace perfetto`).
+    Timeline* timeline = nullptr;
 };
 
 struct OperatorTiming {
