@@ -5,7 +5,7 @@ BUILD_TYPE ?= Release
 DIFFTEST_COUNT ?= 20000
 DIFFTEST_SEED ?= 1
 
-.PHONY: deps configure build run test sanitize fuzz difftest bench format format-check clean
+.PHONY: deps configure build run test sanitize fuzz difftest paper bench format format-check clean
 
 deps:
 	@scripts/install-deps.sh
@@ -49,6 +49,10 @@ fuzz: deps
 difftest: build
 	$(BUILD)/steprdu difftest --count $(DIFFTEST_COUNT) --seed $(DIFFTEST_SEED) --out $(BUILD)/difftest \
 		--set chip.dies=1 --set chip.die_tile_rows=1 --set chip.die_tile_cols=1
+
+# The paper's figures: every experiment swept on both backends, drawn as PNGs, results/paper.md.
+paper: build
+	scripts/paper.sh $(BUILD)/steprdu results $(JOBS)
 
 bench: build
 	$(BUILD)/steprdu bench

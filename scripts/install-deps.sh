@@ -3,7 +3,8 @@
 # exactly what to run when not root.
 set -euo pipefail
 pkgs=(cmake g++ make pkg-config libsystemc-dev libboost-dev libboost-program-options-dev
-      libboost-context-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libgtest-dev parallel "$@")
+      libboost-context-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libgtest-dev parallel
+      python3-matplotlib "$@")
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

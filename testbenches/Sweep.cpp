@@ -104,7 +104,9 @@ SweepPoint SweepPoint::fromJson(const nlohmann::json& j) {
     return p;
 }
 
-std::vector<SweepPoint> expandSweep(const std::string& spec, const std::string& sharedDir) {
+std::vector<SweepPoint> expandSweep(const std::string& spec, const std::string& sharedDir,
+                                    const std::string& backend, const std::string& hw,
+                                    const std::vector<std::string>& sets) {
     ExperimentDef def;
     std::string file = spec;
     if (fs::is_regular_file(spec)) {
@@ -115,6 +117,12 @@ std::vector<SweepPoint> expandSweep(const std::string& spec, const std::string& 
     } else {
         throw BadInput(fmt::format("{}: cannot open the sweep spec", spec));
     }
+    if (!backend.empty()) {
+        if (backend != "interp" && backend != "roofline" && backend != "cycle")
+            throw BadInput("--backend: " + expectedFound("interp, roofline or cycle", "'" + backend + "'"));
+        def.backend = backend;
+    }
+    if (!hw.empty()) def.hw = hw;
     const auto& tbench = findTestbench(def.testbench);
     std::vector<SweepPoint> points;
     std::set<std::string> seen, built;
@@ -129,6 +137,7 @@ std::vector<SweepPoint> expandSweep(const std::string& spec, const std::string& 
             r.testbench = def.testbench;
             r.backend = def.backend;
             r.hw = def.hw;
+            r.sets = sets;
             for (const auto& [k, v] : s.knobs)
                 r.knobs.push_back(k + "=" + withSharedDir(v, sharedDir));
             for (const auto& [axis, raw] : combo) {

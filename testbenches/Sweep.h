@@ -30,7 +30,11 @@ struct SweepPoint {
 // Reads a spec: a YAML file, or the name of an experiment in configs/experiments/. `{shared}` in a value is
 // replaced by `sharedDir`. Every point is checked before anything runs (testbench, knob names and values,
 // hardware keys and values, backend): BadInput naming the file, the axis and the nearest valid name.
-std::vector<SweepPoint> expandSweep(const std::string& specPathOrName, const std::string& sharedDir);
+// `backend` and `hw`, if not empty, replace the spec's defaults, and `sets` (key=value) apply to every
+// point's hardware; the axes still override them.
+std::vector<SweepPoint> expandSweep(const std::string& specPathOrName, const std::string& sharedDir,
+                                    const std::string& backend = "", const std::string& hw = "",
+                                    const std::vector<std::string>& sets = {});
 
 // The sweep directory's files.
 std::string manifestPath(const std::string& dir); // manifest.jsonl: one point per line

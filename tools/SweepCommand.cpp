@@ -38,7 +38,8 @@ std::string joined(const std::vector<std::string>& args) {
 } // namespace
 
 int cmdSweep(const std::vector<std::string>& args) {
-    std::string out, emit, point, shared;
+    std::string out, emit, point, shared, backend, hw;
+    std::vector<std::string> sets;
     int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     int perTask = 8;
     bool help = false, quiet = false;
@@ -52,8 +53,12 @@ int cmdSweep(const std::vector<std::string>& args) {
         "--emit slurm: points per array task")(
         "shared", po::value(&shared),
         "folder that {shared} in the spec stands for (default: $STEPRDU_SHARED, "
-        "else ../shared)")("point", po::value(&point),
-                           "run one point of the manifest in --out (what workers and job files run)")(
+        "else ../shared)")("backend", po::value(&backend),
+                           "replace the spec's default backend (interp, roofline, cycle)")(
+        "hw", po::value(&hw), "replace the spec's default hardware (preset name or YAML file)")(
+        "set", po::value(&sets)->composing(), "override a hardware key in every point (repeatable)")(
+        "point", po::value(&point),
+        "run one point of the manifest in --out (what workers and job files run)")(
         "quiet,q", po::bool_switch(&quiet), "no progress on stderr");
     std::vector<std::string> positional;
     parseOptions("sweep", args, opts, &positional);
@@ -85,7 +90,7 @@ int cmdSweep(const std::vector<std::string>& args) {
     if (shared.empty()) shared = std::getenv("STEPRDU_SHARED") ? std::getenv("STEPRDU_SHARED") : "../shared";
     const std::string spec = positional.front();
     if (out.empty()) out = "sweep-" + std::filesystem::path(spec).stem().string();
-    const auto points = tb::expandSweep(spec, shared);
+    const auto points = tb::expandSweep(spec, shared, backend, hw, sets);
     tb::writeManifest(out, points);
     const std::string self = selfPath();
     if (emit == "parallel") {

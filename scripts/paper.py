@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Draws the paper's figures from the sweeps `make paper` ran, and writes results/paper.md.
+
+Input: RESULTS/sweeps/<figure>-<backend>/results.csv (steprdu collect's format) and, if present,
+RESULTS/claims.json (steprdu experiment claims --json). Output: RESULTS/figures/<figure>.png, each with the
+roofline and the cycle-level backend side by side, and RESULTS/paper.md. Figures whose sweeps are missing
+are skipped with a message.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+BACKENDS = [("roofline", "roofline"), ("cycle", "cycle-level")]
+WIDTH, HEIGHT, DPI = 12.0, 4.5, 100  # every figure is 1200 x 450 pixels
+
+
+def read(results, figure, backend):
+    path = os.path.join(results, "sweeps", f"{figure}-{backend}", "results.csv")
+    if not os.path.exists(path):
+        return None
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def short_trace(path):
+    """conv_stdev0996_4007_4070.csv -> 'sd 996'."""
+    base = os.path.basename(path)
+    if base.startswith("conv_stdev"):
+        return "sd " + str(int(base[len("conv_stdev"):len("conv_stdev") + 4]))
+    return base
+
+
+def lines(ax, rows, x, y, group, title, xlabel, ylabel, xfmt=str, logy=False):
+    xs = []
+    for r in rows:
+        if r[x] not in xs:
+            xs.append(r[x])
+    groups = []
+    for r in rows:
+        if r[group] not in groups:
+            groups.append(r[group])
+    for g in groups:
+        pts = {r[x]: num(r[y]) for r in rows if r[group] == g}
+        ax.plot(range(len(xs)), [pts.get(v, math.nan) for v in xs], marker="o", label=g or "all")
+    ax.set_xticks(range(len(xs)))
+    ax.set_xticklabels([xfmt(v) for v in xs], rotation=30 if len(xs) > 6 else 0, fontsize=8)
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def pearson(a, b):
+    n = len(a)
+    ma, mb = sum(a) / n, sum(b) / n
+    sa = math.sqrt(sum((x - ma) ** 2 for x in a))
+    sb = math.sqrt(sum((y - mb) ** 2 for y in b))
+    return sum((x - ma) * (y - mb) for x, y in zip(a, b)) / (sa * sb) if sa and sb else math.nan
+
+
+def fig8(results):
+    roof, cyc = read(results, "fig8", "roofline"), read(results, "fig8", "cycle")
+    if not roof or not cyc:
+        return None, {}
+    key = lambda r: (r["tile_b"], r["tile_inter"])  # noqa: E731
+    c = {key(r): num(r["cycles"]) for r in cyc}
+    pairs = [(num(r["cycles"]), c[key(r)]) for r in roof if key(r) in c]
+    rv, cv = [p[0] for p in pairs], [p[1] for p in pairs]
+    r = pearson(rv, cv)
+    fig, (a, b) = plt.subplots(1, 2, figsize=(WIDTH, HEIGHT), dpi=DPI)
+    a.scatter(rv, cv, label=f"15 SwiGLU tile shapes, Pearson r = {r:.3f}")
+    lo, hi = min(rv + cv), max(rv + cv)
+    a.plot([lo, hi], [lo, hi], "k--", lw=0.8, label="cycle-level = roofline")
+    a.set_xlabel("roofline cycles")
+    a.set_ylabel("cycle-level cycles")
+    a.set_title("Fig 8: cycle-level against roofline (paper: HDL against simulator)", fontsize=10)
+    a.legend(fontsize=8)
+    a.grid(alpha=0.3)
+    rows = [dict(r, backend="roofline") for r in roof] + [dict(r, backend="cycle-level") for r in cyc]
+    for row in rows:
+        row["shape"] = f"{row['tile_b']}x{row['tile_inter']}"
+    lines(b, rows, "shape", "off_chip_bytes", "backend", "off-chip traffic per tile shape (tile_b x tile_inter)",
+          "tile shape", "off-chip bytes")
+    return fig, {"Fig 8 Pearson r, cycle-level vs roofline (paper: 0.99 HDL vs simulator)": f"{r:.3f}"}
+
+
+def side_by_side(results, figure, x, group, y, title, xlabel, ylabel, xfmt=str, logy=False, panels=None):
+    """One panel per backend (and per value of `panels`, if given)."""
+    data = [(label, read(results, figure, b)) for b, label in BACKENDS]
+    data = [(label, rows) for label, rows in data if rows]
+    if not data:
+        return None
+    keys = [None]
+    if panels:
+        keys = []
+        for _, rows in data:
+            for r in rows:
+                if r[panels] not in keys:
+                    keys.append(r[panels])
+    fig, axes = plt.subplots(len(keys), len(data), figsize=(WIDTH, HEIGHT * (1 if len(keys) == 1 else 0.75 * len(keys))),
+                             dpi=DPI, squeeze=False)
+    for i, k in enumerate(keys):
+        for j, (label, rows) in enumerate(data):
+            sel = [r for r in rows if k is None or r[panels] == k]
+            lines(axes[i][j], sel, x, y, group, f"{title} ({label}{', ' + k if k else ''})", xlabel, ylabel, xfmt,
+                  logy)
+    fig.tight_layout()
+    return fig
+
+
+FIGURES = [
+    ("fig8", "Fig 8: SwiGLU tile sweep, cycle-level against roofline", fig8),
+    ("fig9", "Fig 9: MoE batch 64, static tiles vs dynamic tiling",
+     lambda r: (side_by_side(r, "fig9", "tile_n", "series", "cycles", "MoE b64", "tile_n", "cycles"), {})),
+    ("fig10", "Fig 10: MoE batch 1024, static tiles vs dynamic tiling",
+     lambda r: (side_by_side(r, "fig10", "tile_n", "series", "cycles", "MoE b1024", "tile_n", "cycles"), {})),
+    ("fig12_13", "Figs 12/13: time-multiplexing (experts per region), cycles",
+     lambda r: (side_by_side(r, "fig12_13", "regions", "series", "cycles", "Qwen b64", "regions", "cycles"), {})),
+    ("fig14", "Fig 14: attention b64, static interleaved vs dynamic",
+     lambda r: (side_by_side(r, "fig14", "trace", "strategy", "cycles", "attention b64", "KV trace (stdev)",
+                             "cycles", short_trace), {})),
+    ("fig15", "Fig 15: attention, static coarse vs dynamic, batch 16-64",
+     lambda r: (side_by_side(r, "fig15", "batch", "series", "cycles", "attention", "batch", "cycles"), {})),
+    ("fig21", "Fig 21: attention, three strategies, batches 16/64/80",
+     lambda r: (side_by_side(r, "fig21", "trace", "strategy", "cycles", "attention", "KV trace (stdev)", "cycles",
+                             short_trace, panels="series"), {})),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", help="the results directory of make paper (holds sweeps/)")
+    args = ap.parse_args()
+    out = os.path.join(args.results, "figures")
+    os.makedirs(out, exist_ok=True)
+    drawn, headlines = [], {}
+    for name, caption, draw in FIGURES:
+        fig, numbers = draw(args.results)
+        if fig is None:
+            print(f"paper.py: {name}: no sweep results, skipped", file=sys.stderr)
+            continue
+        fig.tight_layout()
+        path = os.path.join(out, f"{name}.png")
+        fig.savefig(path)
+        plt.close(fig)
+        drawn.append((name, caption))
+        headlines.update(numbers)
+        print(path)
+    md = ["# steprdu: the paper's figures", "",
+          "Generated by `make paper` (scripts/paper.sh, scripts/paper.py): each figure spec of configs/experiments/ "
+          "swept on the roofline backend and, where it runs in minutes, on the cycle-level backend.", ""]
+    claims = os.path.join(args.results, "claims.json")
+    if os.path.exists(claims):
+        with open(claims) as f:
+            c = json.load(f)
+        md += ["## Headline numbers (roofline backend) next to the paper's", "",
+               "| figure | claim | paper | steprdu | holds |", "|---|---|---|---|---|"]
+        for k in c["claims"]:
+            paper = k.get("paper")
+            meas = k.get("measured")
+            fmtv = lambda v: f"{v:.4g}" if isinstance(v, (int, float)) else str(v)  # noqa: E731
+            md.append(f"| {k.get('figure', '')} | {k['claim']} | {fmtv(paper)} | {fmtv(meas)} | "
+                      f"{'yes' if k.get('holds') else 'NO'} |")
+        md.append("")
+    if headlines:
+        md += ["## Cycle-level", ""] + [f"* {k}: {v}" for k, v in headlines.items()] + [""]
+    md += ["## Figures", ""]
+    for name, caption in drawn:
+        md += [f"### {caption}", "", f"![{name}](figures/{name}.png)", ""]
+    with open(os.path.join(args.results, "paper.md"), "w") as f:
+        f.write("\n".join(md))
+    print(os.path.join(args.results, "paper.md"))
+    return 0 if drawn else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
