@@ -3,10 +3,12 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "hw/ConfigSchema.h"
 #include "hw/HwConfigLoader.h"
@@ -76,13 +78,17 @@ struct Common {
     bool json = false, help = false, functional = false, keys = false, stats = false;
     std::string commandLine; // as typed, for meta.json
     std::string trace, traceWindow;
+    bool quiet = false;
+    // Progress goes to stderr only when it is a terminal and --quiet is not given.
+    bool showProgress() const { return !quiet && ::isatty(STDERR_FILENO); }
 };
 
 Common parse(const std::string& cmd, const std::vector<std::string>& args) {
     Common c;
     po::options_description opts(cmd + " options");
     opts.add_options()("help,h", po::bool_switch(&c.help),
-                       "show this help")("json", po::bool_switch(&c.json), "print one JSON object on stdout");
+                       "show this help")("json", po::bool_switch(&c.json), "print one JSON object on stdout")(
+        "quiet,q", po::bool_switch(&c.quiet), "no progress on stderr (progress shows only on a terminal)");
     if (cmd == "list")
         opts.add_options()("keys", po::bool_switch(&c.keys),
                            "print the hardware configuration keys as a Markdown table (docs/config.md)")(
@@ -213,10 +219,16 @@ std::string commandLine(int argc, char** argv) {
 int cmdRun(const Common& c) {
     tb::RunRequest req{c.testbench, c.knobs,          c.backend,        c.hw, c.sets,
                        c.maxCycles, c.maxWallSeconds, c.watchdogCycles, {},   c.functional};
-    req.progress = [](std::int64_t cycle, double wall) {
-        std::cerr << fmt::format("steprdu: cycle {} after {:.0f} s ({:.3g} simulated cycles per second)\n",
-                                 cycle, wall, cycle / wall);
-    };
+    if (c.showProgress())
+        req.progress = [limit = c.maxCycles](std::int64_t cycle, double wall) {
+            const double rate = wall > 0 ? cycle / wall : 0;
+            std::cerr << fmt::format("steprdu: cycle {}, {:.0f} s, {:.3g} simulated cycles per second{}\n",
+                                     cycle, wall, rate,
+                                     limit > 0 && rate > 0 ? fmt::format(", ETA to --max-cycles {:.0f} s",
+                                                                         (limit - cycle) / rate)
+                                                           : "")
+                      << std::flush;
+        };
     if (!c.trace.empty()) {
         if (c.trace != "perfetto")
             throw BadInput("--trace: " + expectedFound("perfetto", "'" + c.trace + "'"));
@@ -363,9 +375,16 @@ int cmdExperiment(const Common& c) {
                                    expectedFound("a folder holding traces/", "no such folder")));
     std::string out = c.out.empty() ? "runs/" + name : c.out;
     std::filesystem::create_directories(out);
-    auto progress = [](int k, int n, const std::string& what) {
-        std::cerr << fmt::format("[{}/{}] {}\n", k, n, what);
-    };
+    const auto start = std::chrono::steady_clock::now();
+    std::function<void(int, int, const std::string&)> progress;
+    if (c.showProgress())
+        progress = [start](int k, int n, const std::string& what) {
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const double rate = k > 1 && s > 0 ? (k - 1) / s : 0;
+            std::cerr << fmt::format(
+                "[{}/{}] {}{}\n", k, n, what,
+                rate > 0 ? fmt::format("  ({:.2f} runs/s, ETA {:.0f} s)", rate, (n - k + 1) / rate) : "");
+        };
     if (name == "calibration") return printCalibration(tb::runCalibration(shared, progress), out, c.json);
     std::map<std::string, tb::ExperimentResult> results;
     for (auto& n : names) {
@@ -373,9 +392,10 @@ int cmdExperiment(const Common& c) {
         auto t0 = std::chrono::steady_clock::now();
         results[n] = tb::runExperiment(def, shared, progress);
         std::ofstream(out + "/" + n + ".csv") << tb::experimentCsv(results[n]);
-        std::cerr << fmt::format("{}: {} runs in {:.1f} s -> {}/{}.csv\n", n, results[n].rows.size(),
-                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                                 out, n);
+        if (!c.quiet)
+            std::cerr << fmt::format(
+                "{}: {} runs in {:.1f} s -> {}/{}.csv\n", n, results[n].rows.size(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), out, n);
     }
     if (name != "claims") {
         if (c.json) {
