@@ -23,17 +23,13 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
 # The unit tests built with AddressSanitizer and UBSan in their own build tree (-O1 keeps them quick).
-# Skipped there: the two tests that end a cycle-backend run with an exception. SystemC's coroutines switch
-# stacks without telling ASan, which then misjudges the stack bounds at the throw and reports the unwound
-# frames' redzones (google/sanitizers#189); docs/testing.md.
 SANITIZE_BUILD ?= build-sanitize
-SANITIZE_SKIP ?= CliCycleErrors.ADeadlockEndsWithExitCode3NamingOperatorsUnitsAndStreams|CliWatchdog.NothingMovingForKCyclesEndsWithExitCode3
 sanitize: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
 		-DSTEPRDU_SANITIZE=ON > /dev/null
 	@cmake --build $(SANITIZE_BUILD) -j$(JOBS)
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		ctest --output-on-failure -j$(JOBS) -E '$(SANITIZE_SKIP)'
+		ctest --output-on-failure -j$(JOBS)
 
 # The libFuzzer targets (clang, ASan, UBSan) run FUZZ_SECONDS each from the seed corpora in tests/fuzz/corpus.
 FUZZ_BUILD ?= build-fuzz

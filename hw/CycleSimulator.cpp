@@ -57,7 +57,7 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
             target = std::max(std::min(target, now() + watchdogLook), due);
         }
         if (o_.maxCycles) target = std::min<Cycle>(target, o_.maxCycles + 1);
-        sc_core::sc_start(cycles(target - now()), sc_core::SC_EXIT_ON_STARVATION);
+        simulate(cycles(target - now()), sc_core::SC_EXIT_ON_STARVATION);
         rethrowSimulationFailure();
         if (chip->finished()) break;
         if (!sc_core::sc_pending_activity())

@@ -146,7 +146,7 @@ nlohmann::json runMeshTraffic(const HwConfig& cfg, const TrafficOptions& opts) {
     const auto start = std::chrono::steady_clock::now();
     // Measured packets may need longer than the window to arrive; ten windows more is enough below
     // saturation.
-    sc_core::sc_start(cycles(o.warmup + 11 * o.cycles), sc_core::SC_EXIT_ON_STARVATION);
+    simulate(cycles(o.warmup + 11 * o.cycles), sc_core::SC_EXIT_ON_STARVATION);
     rethrowSimulationFailure();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -14,6 +14,13 @@ constexpr Cycle kNever = std::numeric_limits<Cycle>::max();
 // Called once per process before anything is elaborated.
 void initSimTime();
 
+// Runs the SystemC kernel (sc_start) for `t`, or until no event remains. Under AddressSanitizer it then tells
+// ASan that the thread is back on its own stack: SystemC's coroutines switch stacks unannounced while the
+// operators' Boost fibers inside them announce theirs, which leaves ASan with a mixed-up idea of the stack,
+// and an exception thrown after the run would be misreported as a stack-buffer-overflow.
+void simulate(const sc_core::sc_time& t, sc_core::sc_starvation_policy p = sc_core::SC_RUN_TO_TIME);
+void simulate();
+
 inline Cycle now() {
     return static_cast<Cycle>(sc_core::sc_time_stamp().value());
 }

@@ -134,7 +134,7 @@ nlohmann::json runPcuBench(const HwConfig& cfg, const PcuBench& b) {
     LocalStream out("out", hop);
     op->addOutput(&out.channel);
     Drain drain("drain", out.channel);
-    sc_core::sc_start();
+    simulate();
     rethrowSimulationFailure();
     // From the inputs' arrival to the last result leaving the array or pipeline.
     const Cycle cycles = drain.lastData - hop - hop;
@@ -168,7 +168,7 @@ nlohmann::json runPmuBench(const HwConfig& cfg, const PmuBench& b) {
     };
     Pmu pmu("pmu", cfg);
     Streamer s("stream", pmu, b);
-    sc_core::sc_start();
+    simulate();
     rethrowSimulationFailure();
     StatsRegistry st;
     pmu.reportStats(st, s.done);
@@ -209,7 +209,7 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     LocalStream out("out", cfg.rdn.local_hop_cycles);
     op->addOutput(&out.channel);
     Drain drain("drain", out.channel);
-    sc_core::sc_start();
+    simulate();
     rethrowSimulationFailure();
     StatsRegistry st;
     agcu.reportStats(st, drain.lastData);

@@ -65,7 +65,7 @@ nlohmann::json runMemTrace(const MemTraceOptions& o, const traces::MemTrace& tra
     tier = std::make_unique<MemoryTier>("mem", o.spec, mo, o.fastPath, 0);
     feeder = std::make_unique<TraceFeeder>("trace", *tier, trace);
     const auto start = std::chrono::steady_clock::now();
-    sc_core::sc_start();
+    simulate();
     rethrowSimulationFailure();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
