@@ -91,9 +91,12 @@ std::string Timeline::json() const {
         auto d = level.deltas;
         std::stable_sort(d.begin(), d.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         std::int64_t value = level.base;
+        // Named copies: C++17 lambdas cannot capture structured bindings (clang refuses).
+        const std::string name = quoted(key.second);
+        const int pid = key.first + 1;
         const auto counter = [&](std::int64_t t, std::int64_t v) {
-            emit(fmt::format(R"({{"name":{},"ph":"C","ts":{},"pid":{},"args":{{"value":{}}}}})",
-                             quoted(key.second), t, key.first + 1, v));
+            emit(fmt::format(R"({{"name":{},"ph":"C","ts":{},"pid":{},"args":{{"value":{}}}}})", name, t, pid,
+                             v));
         };
         if (value != 0) counter(from_, value);
         for (std::size_t i = 0; i < d.size();) {
