@@ -50,10 +50,15 @@ std::string firstDifference(const step::Graph& g, const step::TensorStore& want,
     return "";
 }
 
-std::string check(const RandomProgramPlan& plan, const DiffTestOptions& o) {
+// The options' hardware with its overrides, resolved once per difftest rather than once per program.
+hw::HwConfig hardwareOf(const DiffTestOptions& o) {
     auto cfg = hw::loadHwConfig(o.hw);
     for (const auto& s : o.sets)
         hw::applyOverride(cfg, s);
+    return cfg;
+}
+
+std::string check(const RandomProgramPlan& plan, const DiffTestOptions& o, const hw::HwConfig& cfg) {
     const auto has = [&](const std::string& b) {
         return std::find(o.backends.begin(), o.backends.end(), b) != o.backends.end();
     };
@@ -139,12 +144,13 @@ std::string check(const RandomProgramPlan& plan, const DiffTestOptions& o) {
 }
 
 // Drops whole chains, then trailing steps, while the program still fails on the same backend.
-RandomProgramPlan minimize(RandomProgramPlan plan, std::string& reason, const DiffTestOptions& o) {
+RandomProgramPlan minimize(RandomProgramPlan plan, std::string& reason, const DiffTestOptions& o,
+                           const hw::HwConfig& cfg) {
     const std::string backend = backendOf(reason);
     const auto stillFails = [&](const RandomProgramPlan& p) {
         std::string r;
         try {
-            r = check(p, o);
+            r = check(p, o, cfg);
         } catch (const StepError& e) {
             r = e.what();
         }
@@ -180,7 +186,7 @@ nlohmann::json randomProgramJson(const RandomProgram& p) {
 
 std::string checkRandomProgram(const RandomProgramPlan& plan, const DiffTestOptions& o) {
     try {
-        return check(plan, o);
+        return check(plan, o, hardwareOf(o));
     } catch (const StepError& e) {
         return e.what();
     }
@@ -191,11 +197,7 @@ DiffTestReport runDiffTest(std::uint64_t seed, int count, const DiffTestOptions&
         if (b != "interp" && b != "roofline" && b != "cycle")
             throw BadInput("--backends: " +
                            expectedFound("a list of interp, roofline and cycle", "'" + b + "'"));
-    {
-        auto cfg = hw::loadHwConfig(o.hw); // bad hardware is refused before any program runs
-        for (const auto& s : o.sets)
-            hw::applyOverride(cfg, s);
-    }
+    const hw::HwConfig cfg = hardwareOf(o); // bad hardware is refused before any program runs
     DiffTestReport rep;
     for (int i = 0; i < count; ++i) {
         const std::uint64_t s = seed + static_cast<std::uint64_t>(i);
@@ -207,11 +209,16 @@ DiffTestReport runDiffTest(std::uint64_t seed, int count, const DiffTestOptions&
             rep.operators += p.graph.numOps();
         }
         ++rep.programs;
-        std::string reason = checkRandomProgram(plan, o);
+        std::string reason;
+        try {
+            reason = check(plan, o, cfg);
+        } catch (const StepError& e) {
+            reason = e.what();
+        }
         if (reason.empty()) {
             ++rep.passed;
         } else {
-            const auto small = minimize(plan, reason, o);
+            const auto small = minimize(plan, reason, o, cfg);
             DiffTestFailure f{s, reason, "", ""};
             std::filesystem::create_directories(o.outDir);
             f.reproducer = (std::filesystem::path(o.outDir) / fmt::format("difftest-{}.json", s)).string();

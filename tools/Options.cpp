@@ -1,4 +1,5 @@
 #include "tools/Options.h"
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,12 @@ void parseOptions(const std::string& command, const std::vector<std::string>& ar
     else if (!words.empty())
         throw BadInput(
             fmt::format("steprdu {}: {}", command, expectedFound("only options", "'" + words.front() + "'")));
+}
+
+std::string sharedDir(const std::string& given) {
+    if (!given.empty()) return given;
+    const char* env = std::getenv("STEPRDU_SHARED");
+    return env ? env : "../shared";
 }
 
 } // namespace steprdu::cli

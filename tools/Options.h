@@ -13,4 +13,7 @@ void parseOptions(const std::string& command, const std::vector<std::string>& ar
                   const boost::program_options::options_description& opts,
                   std::vector<std::string>* positional);
 
+// The shared data folder: `given`, else $STEPRDU_SHARED, else ../shared.
+std::string sharedDir(const std::string& given);
+
 } // namespace steprdu::cli

@@ -87,7 +87,7 @@ int cmdSweep(const std::vector<std::string>& args) {
         throw BadInput("--points-per-task: " + expectedFound("at least 1", std::to_string(perTask)));
     if (!emit.empty() && emit != "parallel" && emit != "slurm")
         throw BadInput("--emit: " + expectedFound("parallel or slurm", "'" + emit + "'"));
-    if (shared.empty()) shared = std::getenv("STEPRDU_SHARED") ? std::getenv("STEPRDU_SHARED") : "../shared";
+    shared = sharedDir(shared);
     const std::string spec = positional.front();
     if (out.empty()) out = "sweep-" + std::filesystem::path(spec).stem().string();
     const auto points = tb::expandSweep(spec, shared, backend, hw, sets);

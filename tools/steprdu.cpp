@@ -369,7 +369,7 @@ int cmdExperiment(const Common& c) {
     for (auto& n : names) // an unknown name fails here, before anything runs
         needsShared = tb::readsSharedData(tb::loadExperiment(n)) || needsShared;
     std::string shared = c.shared;
-    if (shared.empty()) shared = std::getenv("STEPRDU_SHARED") ? std::getenv("STEPRDU_SHARED") : "../shared";
+    shared = cli::sharedDir(shared);
     if (needsShared && !std::filesystem::is_directory(shared + "/traces"))
         throw BadInput(fmt::format("--shared {}: {}", shared,
                                    expectedFound("a folder holding traces/", "no such folder")));
@@ -436,7 +436,7 @@ int cmdExperiment(const Common& c) {
 // The standard cases: the speed targets (Mixtral b64 tile 16, the Fig 9 sweep) and attention.
 int cmdBench(const Common& c) {
     std::string shared = c.shared;
-    if (shared.empty()) shared = std::getenv("STEPRDU_SHARED") ? std::getenv("STEPRDU_SHARED") : "../shared";
+    shared = cli::sharedDir(shared);
     bool real = std::filesystem::is_directory(shared + "/traces");
     if (!real)
         std::cerr << "steprdu: " << shared
