@@ -8,7 +8,7 @@
 namespace steprdu::hw {
 
 Agcu::Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index,
-           const std::vector<OffChipMemory*>& tiers, const step::Graph& graph, const MemoryMap& map)
+           const std::vector<OffChipMemory*>& tiers, const step::Graph& graph, MemoryMap& map)
     : Unit(name, UnitKind::Agcu, cfg), index_(index), tiers_(tiers), graph_(graph), map_(map) {
     // A slot of the window frees when the response is back at the AGCU; a request issued then reaches the
     // memory's front end a TLN crossing and one hop later.
@@ -99,9 +99,9 @@ void Agcu::offChip(OperatorProcess& op, const step::OffChipAccess& a) {
     op.addMemoryStall(now() - t0);
     const auto& tensor = graph_.tensor(a.tensor);
     const int burst = cfg_.agcu.burst_bytes;
-    const bool tiled = cfg_.memory.layout == "tiled";
+    const auto [blockRows, blockCols] = map_.block(a.tensor, tensor, a.rows, a.cols);
     std::vector<ByteRange> ranges = burstRanges(tensor, map_.base(a.tensor), a, burst,
-                                                tiled ? cfg_.pcu.rows : 0, tiled ? cfg_.pcu.cols : 0);
+                                                static_cast<int>(blockRows), static_cast<int>(blockCols));
     (a.write ? writeBursts_ : readBursts_) += burstCount(ranges, burst);
     bytes_ += a.bytes();
     int par = std::max(1, std::min({a.parDispatch, cfg_.agcu.bursts_per_cycle, cfg_.agcu.max_outstanding}));

@@ -20,7 +20,7 @@ class Agcu : public Unit {
   public:
     // `tiers` by MemoryMap::Tier; nullptr for a tier the chip lacks.
     Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index,
-         const std::vector<OffChipMemory*>& tiers, const step::Graph& graph, const MemoryMap& map);
+         const std::vector<OffChipMemory*>& tiers, const step::Graph& graph, MemoryMap& map);
 
     // The bursts that cover the tile `a` of tensor `t` (stored from byte `base`) as burst-aligned byte
     // ranges: its contiguous segments rounded out to burst boundaries, merged where they touch. The tensor is
@@ -52,7 +52,7 @@ class Agcu : public Unit {
     int index_;
     std::vector<OffChipMemory*> tiers_;
     const step::Graph& graph_;
-    const MemoryMap& map_;
+    MemoryMap& map_; // shared by every AGCU: tile_major layouts are fixed by a tensor's first access
     std::vector<std::unique_ptr<OpState>> ops_;
     int nextTicket_ = 0;
     std::int64_t readBursts_ = 0, writeBursts_ = 0, bytes_ = 0;

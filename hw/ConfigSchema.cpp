@@ -142,7 +142,7 @@ std::vector<ConfigKey> buildSchema() {
         key("memory.refresh", &C::memory, &MemoryConfig::refresh, kAny, "all-bank refresh every tREFI"),
         key("memory.fast_path", &C::memory, &MemoryConfig::fast_path, kAny, "schedule DRAM commands in batches up to the lookahead (false: one SystemC event per command and per 64-byte transaction; same cycles, slower)"),
         key("memory.check_timing", &C::memory, &MemoryConfig::check_timing, kAny, "check every DRAM command against every timing constraint (slower); violations are reported as a stat"),
-        oneOf(key("memory.layout", &C::memory, &MemoryConfig::layout, kAny, "off-chip tensor layout: row_major, or tiled in blocks of the PCU's physical tile (pcu.rows x pcu.cols elements, each block contiguous, blocks row-major), as the STeP HDL's tile readers assume"), {"row_major", "tiled"}),
+        oneOf(key("memory.layout", &C::memory, &MemoryConfig::layout, kAny, "off-chip tensor layout: row_major; tiled in blocks of the PCU's physical tile (pcu.rows x pcu.cols elements, each block contiguous, blocks row-major); or tile_major, in blocks of the tile each tensor is first read or written in (every such tile one contiguous range, as the STeP HDL's tile readers see memory; row-major where that tile does not divide the tensor)"), {"row_major", "tiled", "tile_major"}),
         oneOf(key("memory.place.weights", &C::memory, &MemoryConfig::place_weights, kAny, "tier of the weight tensors"), {"hbm", "ddr"}),
         oneOf(key("memory.place.activations", &C::memory, &MemoryConfig::place_activations, kAny, "tier of activations, inputs and outputs"), {"hbm", "ddr"}),
         oneOf(key("memory.place.kv_cache", &C::memory, &MemoryConfig::place_kv_cache, kAny, "tier of the KV caches"), {"hbm", "ddr"}),

@@ -23,7 +23,11 @@ void MemoryMap::check(const HwConfig& cfg) {
         tierOf(cfg, cls);
 }
 
-MemoryMap::MemoryMap(const step::Graph& g, const HwConfig& cfg) {
+MemoryMap::MemoryMap(const step::Graph& g, const HwConfig& cfg)
+    : layout_(cfg.memory.layout == "tiled"        ? Layout::Tiled
+              : cfg.memory.layout == "tile_major" ? Layout::TileMajor
+                                                  : Layout::RowMajor),
+      pcuTile_(cfg.pcu.rows, cfg.pcu.cols), block_(g.tensors().size(), {-1, -1}) {
     check(cfg);
     for (const auto& t : g.tensors()) {
         const int k = tierOf(cfg, t.tensorClass);
@@ -37,6 +41,18 @@ MemoryMap::MemoryMap(const step::Graph& g, const HwConfig& cfg) {
         }
         used_[k] += (rows * cols * step::elemBytes(t.elem) + 4095) / 4096 * 4096;
     }
+}
+
+std::pair<std::int64_t, std::int64_t> MemoryMap::block(int tensor, const step::TensorSpec& t,
+                                                       std::int64_t rows, std::int64_t cols) {
+    if (layout_ == Layout::Tiled) return pcuTile_;
+    if (layout_ == Layout::RowMajor) return {0, 0};
+    auto& b = block_.at(tensor);
+    if (b.first < 0) {
+        const bool divides = rows > 0 && cols > 0 && t.rows % rows == 0 && t.cols % cols == 0;
+        b = divides ? std::make_pair(rows, cols) : std::make_pair<std::int64_t, std::int64_t>(0, 0);
+    }
+    return b;
 }
 
 } // namespace steprdu::hw

@@ -4,6 +4,7 @@
 
 #include "hw/Agcu.h"
 #include "hw/HwConfigLoader.h"
+#include "hw/MemoryMap.h"
 #include "hw/Pmu.h"
 #include "hw/UnitBench.h"
 #include "util/Error.h"
@@ -160,6 +161,39 @@ TEST(AgcuBursts, ARowMajorTileIssuesTheMinimalNumberOfBursts) {
     ASSERT_EQ(apart.size(), 3u);
     EXPECT_EQ(apart[1].address, 576u);
     EXPECT_EQ(apart[1].bytes, 64);
+}
+
+// The tile_major layout: a tensor's blocks are the tile of its first access. A 256 x 512 f32 weight first
+// read in 256 x 16 tiles keeps that block for every later access, so a 256 x 16 tile is one contiguous
+// 16 KiB range (256 rows x 64 B, where row-major it is 256 pieces at a 2 KiB pitch); a tensor whose first
+// tile does not divide it stays row-major; `tiled` is the PCU's tile whatever the access.
+TEST(AgcuBursts, TileMajorLayoutFollowsTheFirstAccess) {
+    using Block = std::pair<std::int64_t, std::int64_t>;
+    HwConfig cfg = loadHwConfig("step_eval");
+    cfg.memory.layout = "tile_major";
+    step::Graph g;
+    step::TensorSpec w;
+    w.name = "w";
+    w.rows = 256;
+    w.cols = 512;
+    const int wi = g.addTensor(w);
+    step::TensorSpec x = w;
+    x.name = "x";
+    x.rows = 100;
+    const int xi = g.addTensor(x);
+    MemoryMap map(g, cfg);
+    EXPECT_EQ(map.block(wi, w, 256, 16), Block(256, 16));
+    EXPECT_EQ(map.block(wi, w, 64, 64), Block(256, 16));
+    EXPECT_EQ(map.block(xi, x, 64, 16), Block(0, 0));  // 64 rows of 100
+    EXPECT_EQ(map.block(xi, x, 100, 16), Block(0, 0)); // fixed at first
+    auto tile = Agcu::burstRanges(w, 0, {0, 3, 256, 16, 4, 1, false}, 64, 256, 16);
+    ASSERT_EQ(tile.size(), 1u);
+    EXPECT_EQ(tile[0].address, 3u * 256 * 16 * 4);
+    EXPECT_EQ(tile[0].bytes, 16384);
+    EXPECT_EQ(Agcu::burstRanges(w, 0, {0, 3, 256, 16, 4, 1, false}, 64).size(), 256u);
+    cfg.memory.layout = "tiled";
+    MemoryMap pcu(g, cfg);
+    EXPECT_EQ(pcu.block(wi, w, 256, 16), Block(cfg.pcu.rows, cfg.pcu.cols));
 }
 
 // The tiled layout: a 32 x 32 f32 tensor in 16 x 16 blocks of 1 KiB, blocks row-major. A block-sized tile is
