@@ -119,9 +119,9 @@ nlohmann::json StatsRegistry::toJson() const {
 }
 
 std::string StatsRegistry::toCsv() const {
-    std::string out = "path,name,value,unit\n";
+    std::string out = "path,value,unit\n";
     for (const auto& st : stats_)
-        out += fmt::format("{},{},{},{}\n", st.path, st.name, st.value, def(st.name).unit);
+        out += fmt::format("{}.{},{},{}\n", st.path, st.name, st.value, def(st.name).unit);
     return out;
 }
 

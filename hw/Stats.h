@@ -33,7 +33,7 @@ class StatsRegistry {
     double sum(const std::string& name, const std::string& prefix = "") const;
     // {"chip": {"pcu_r3c7": {"busy_cycles": {"value": .., "unit": ..}}}}
     nlohmann::json toJson() const;
-    // "path,name,value,unit" lines under a header.
+    // "path,value,unit" lines under a header, the path ending in the stat's name.
     std::string toCsv() const;
 
   private:

@@ -277,7 +277,7 @@ nlohmann::json compareBackends(const RunRequest& req) {
     RunArtifacts art;
     const nlohmann::json cyc = runTestbench(cr, &art);
     const auto cfg = art.config;
-    // Stats rows: path,name,value,unit.
+    // Stats rows: path,value,unit, the path ending in the stat's name.
     struct Row {
         std::string path, name;
         double value;
@@ -287,8 +287,8 @@ nlohmann::json compareBackends(const RunRequest& req) {
     std::string line;
     std::getline(csv, line); // header
     while (std::getline(csv, line)) {
-        const auto a = line.find(','), b = line.find(',', a + 1), c = line.find(',', b + 1);
-        if (a == std::string::npos || b == std::string::npos || c == std::string::npos) continue;
+        const auto b = line.find(','), c = line.find(',', b + 1), a = line.rfind('.', b);
+        if (b == std::string::npos || c == std::string::npos || a == std::string::npos) continue;
         rows.push_back(
             {line.substr(0, a), line.substr(a + 1, b - a - 1), std::stod(line.substr(b + 1, c - b - 1))});
     }

@@ -35,8 +35,8 @@ TEST(Stats, AStatWithoutADefinitionIsRefused) {
     auto j = r.toJson();
     EXPECT_EQ(j["chip"]["pcu_r0c0"]["busy_cycles"]["value"], 5);
     EXPECT_EQ(j["chip"]["pcu_r0c0"]["gate"]["busy_cycles"]["unit"], "cycles");
-    EXPECT_EQ(r.toCsv(), "path,name,value,unit\nchip.pcu_r0c0,busy_cycles,5,cycles\n"
-                         "chip.pcu_r0c0.gate,busy_cycles,3,cycles\nchip.pmu_r0c1,read_bytes,64,bytes\n");
+    EXPECT_EQ(r.toCsv(), "path,value,unit\nchip.pcu_r0c0.busy_cycles,5,cycles\n"
+                         "chip.pcu_r0c0.gate.busy_cycles,3,cycles\nchip.pmu_r0c1.read_bytes,64,bytes\n");
 }
 
 TEST(Stats, NamesAreUniqueAndEveryOneHasAUnitAndADefinition) {
