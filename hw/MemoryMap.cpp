@@ -35,7 +35,7 @@ MemoryMap::MemoryMap(const step::Graph& g, const HwConfig& cfg)
         base_.push_back(used_[k]);
         // A tiled tensor is padded to whole blocks.
         std::int64_t rows = t.rows, cols = t.cols;
-        if (cfg.memory.layout == "tiled") {
+        if (layout_ == Layout::Tiled) {
             rows = (rows + cfg.pcu.rows - 1) / cfg.pcu.rows * cfg.pcu.rows;
             cols = (cols + cfg.pcu.cols - 1) / cfg.pcu.cols * cfg.pcu.cols;
         }
