@@ -509,23 +509,32 @@ int cmdBench(const Common& c) {
     mesh["cycles"] = mesh["simulated_cycles"];
     row("sn40l mesh uniform 0.05 (sat.)", "mesh", mesh);
     // A DRAM tier alone: a 64 MiB read stream in 4 KiB requests on hbm2, on the fast path and on the
-    // per-request path (one SystemC event per transaction and command).
+    // per-request path (one SystemC event per transaction and command). The two alternate three times and
+    // each keeps its fastest run, so that a noisy moment on the machine does not land on one side only.
     traces::MemTraceGenerator g;
     g.bytes = 64 << 20;
     g.requestBytes = 4096;
     const traces::MemTrace stream = traces::generateMemTrace(g);
-    double memWall[2] = {0, 0};
+    constexpr int kMemRuns = 3;
+    nlohmann::json memBest[2];
+    for (int run = 0; run < kMemRuns; ++run)
+        for (bool fast : {true, false}) {
+            hw::mem::MemTraceOptions o;
+            o.spec = hw::mem::dramPreset("hbm2");
+            o.fastPath = fast;
+            auto m = runInChild([&] { return hw::mem::runMemTrace(o, stream); });
+            nlohmann::json& best = memBest[fast ? 0 : 1];
+            if (best.is_null() || m["wall_seconds"].get<double>() < best["wall_seconds"].get<double>())
+                best = m;
+        }
     for (bool fast : {true, false}) {
-        hw::mem::MemTraceOptions o;
-        o.spec = hw::mem::dramPreset("hbm2");
-        o.fastPath = fast;
-        auto m = runInChild([&] { return hw::mem::runMemTrace(o, stream); });
+        nlohmann::json& m = memBest[fast ? 0 : 1];
         m["cycles"] = m["dram_cycles"];
         m["sim_cycles_per_second"] = m["dram_cycles"].get<double>() / m["wall_seconds"].get<double>();
-        memWall[fast ? 0 : 1] = m["wall_seconds"].get<double>();
         row(fast ? "hbm2 64 MiB stream, fast" : "hbm2 64 MiB stream, per-req.", "memtrace", m);
     }
-    const double fastPathSpeedup = memWall[1] / memWall[0];
+    const double fastPathSpeedup =
+        memBest[1]["wall_seconds"].get<double>() / memBest[0]["wall_seconds"].get<double>();
     // Place-and-route of the largest paper graph: Qwen MoE, 128 experts, batch 64, time-multiplexed at 32.
     tb::RunRequest pr;
     pr.testbench = "moe";
@@ -544,7 +553,9 @@ int cmdBench(const Common& c) {
                   << "\n";
     } else {
         std::cout << fmt::format("fig9 sweep (10 points, roofline): {:.2f} s wall\n", fig9);
-        std::cout << fmt::format("memtrace fast path: {:.1f}x faster than per-request\n", fastPathSpeedup);
+        std::cout << fmt::format(
+            "memtrace fast path: {:.1f}x faster than per-request (best of {} runs each)\n", fastPathSpeedup,
+            kMemRuns);
         std::cout << fmt::format("pnr qwen b64, 32 regions, sn40l: {:.2f} s wall ({} cells, {} nets)\n",
                                  pnrWall, pnr["cells"].get<int>(), pnr["nets"].get<int>());
     }

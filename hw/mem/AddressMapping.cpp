@@ -47,6 +47,7 @@ AddressMapping::AddressMapping(const std::string& name, const DramSpec& spec) : 
     }
     columnLowBits_ = std::max(log2(radix(F::ColumnLow)), 0);
     if (pow2 && bits < 64) transactionShift_ = log2(spec_.transactionBytes);
+    plain_ = transactionShift_ >= 0 && !permute_ && !hash_;
 }
 
 int DramAddress::*AddressMapping::member(Field f) {

@@ -23,6 +23,12 @@ struct DramAddress {
     int channel = 0, rank = 0, bankGroup = 0, bank = 0, row = 0, column = 0;
 };
 
+// Where a transaction goes: its channel, its bank numbered flat within the channel,
+// (rank x bank groups + bank group) x banks + bank, and its row.
+struct DramLocation {
+    int channel = 0, bank = 0, row = 0;
+};
+
 class AddressMapping {
   public:
     // Throws BadInput naming `name` and the known mappings.
@@ -45,6 +51,22 @@ class AddressMapping {
             a.rank = flat / (banks * groups);
         }
         return a;
+    }
+    // decode() without the column, for every transaction the memory system makes.
+    DramLocation locate(std::uint64_t address) const {
+        if (plain_) {
+            const std::uint64_t x = address >> transactionShift_;
+            auto field = [&](Field f) {
+                const Bits& b = bits_[static_cast<int>(f)];
+                return static_cast<int>((x >> b.shift) & b.mask);
+            };
+            return {field(Field::Channel),
+                    (field(Field::Rank) * spec_.bankGroups + field(Field::BankGroup)) * spec_.banks +
+                        field(Field::Bank),
+                    field(Field::Row)};
+        }
+        const DramAddress a = decode(address);
+        return {a.channel, (a.rank * spec_.bankGroups + a.bankGroup) * spec_.banks + a.bank, a.row};
     }
     const std::string& name() const { return name_; }
     static std::vector<std::string> names();
@@ -76,6 +98,7 @@ class AddressMapping {
     bool permute_ = false; // RoBaRaCoCh-perm
     bool hash_ = false;    // <mapping>-hash
     int transactionShift_ = -1;
+    bool plain_ = false; // shifts and masks, no rotation of banks
 };
 
 } // namespace steprdu::hw::mem

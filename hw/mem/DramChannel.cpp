@@ -27,6 +27,10 @@ DramChannel::DramChannel(const DramSpec& spec)
     // Four activates long ago: no window yet.
     for (auto& a : acts_)
         a.fill(-(std::int64_t(1) << 40));
+    for (int i = 0; i < static_cast<int>(banks_.size()); ++i) {
+        banks_[i].rank = i / spec.banksPerRank();
+        banks_[i].group = i / spec.banks;
+    }
 }
 
 std::int64_t DramChannel::openCycles(std::int64_t t) const {
@@ -36,12 +40,13 @@ std::int64_t DramChannel::openCycles(std::int64_t t) const {
     return sum;
 }
 
-void DramChannel::issue(DramCommand c, int rank, int bankGroup, int bank, int row, std::int64_t t) {
+void DramChannel::issue(DramCommand c, int flat, int row, std::int64_t t) {
     using C = DramCommand;
     const DramTiming& T = spec_.t;
+    Bank& b = banks_[flat];
+    const int rank = b.rank;
     Next& r = ranks_[rank];
-    Next& g = groups_[rank * spec_.bankGroups + bankGroup];
-    Bank& b = banks_[index(rank, bankGroup, bank)];
+    Next& g = groups_[b.group];
     commandBus_ = t + 1;
     switch (c) {
     case C::Act:

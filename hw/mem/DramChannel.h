@@ -21,18 +21,19 @@ class DramChannel {
   public:
     explicit DramChannel(const DramSpec& spec);
 
-    // The earliest cycle `c` may issue at the given bank (for REF, any bank of the rank).
-    std::int64_t earliest(DramCommand c, int rank, int bankGroup, int bank) const {
+    // Banks are numbered flat, (rank x bank groups + bank group) x banks + bank.
+    // The earliest cycle `c` may issue at bank `flat` (for REF, at any bank of its rank).
+    std::int64_t earliest(DramCommand c, int flat) const {
         const int k = static_cast<int>(c);
-        std::int64_t t = std::max(commandBus_, ranks_[rank][k]);
+        const Bank& b = banks_[flat];
+        const std::int64_t t = std::max(commandBus_, ranks_[b.rank][k]);
         if (c == DramCommand::Ref) return t;
-        return std::max({t, groups_[rank * spec_.bankGroups + bankGroup][k],
-                         banks_[index(rank, bankGroup, bank)].next[k]});
+        return std::max({t, groups_[b.group][k], b.next[k]});
     }
-    // Records `c` at cycle `t` (which must be >= earliest); `row` for ACT.
-    void issue(DramCommand c, int rank, int bankGroup, int bank, int row, std::int64_t t);
+    // Records `c` at cycle `t` at bank `flat` (which must be >= earliest); `row` for ACT.
+    void issue(DramCommand c, int flat, int row, std::int64_t t);
     // The open row of a bank, or -1.
-    int openRow(int rank, int bankGroup, int bank) const { return banks_[index(rank, bankGroup, bank)].row; }
+    int openRow(int flat) const { return banks_[flat].row; }
     int openBanks(int rank) const { return open_[rank]; }
     // Cycles banks had a row open up to `t`, summed over banks.
     std::int64_t openCycles(std::int64_t t) const;
@@ -42,11 +43,9 @@ class DramChannel {
     struct Bank {
         Next next{};
         int row = -1;
+        int rank = 0, group = 0; // its rank, and its bank group's flat index
         std::int64_t openedAt = 0;
     };
-    int index(int rank, int bankGroup, int bank) const {
-        return (rank * spec_.bankGroups + bankGroup) * spec_.banks + bank;
-    }
     static void atLeast(Next& n, DramCommand c, std::int64_t t) {
         auto& x = n[static_cast<int>(c)];
         if (t > x) x = t;

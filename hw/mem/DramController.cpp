@@ -33,32 +33,42 @@ DramController::DramController(const DramSpec& spec, const ControllerOptions& o,
     for (int i = static_cast<int>(slots_.size()) - 1; i >= 0; --i)
         freeSlots_.push_back(i);
     extra_.reserve(banks_.size() + spec.ranks);
-    offered_.resize(2 * banks_.size() + spec.ranks);
     for (int b = 0; b < static_cast<int>(banks_.size()); ++b) {
-        banks_[b].rank = b / spec.banksPerRank();
-        banks_[b].group = (b / spec.banks) % spec.bankGroups;
-        banks_[b].bank = b % spec.banks;
+        Bank& bank = banks_[b];
+        bank.rank = b / spec.banksPerRank();
+        bank.group = (b / spec.banks) % spec.bankGroups;
+        bank.bank = b % spec.banks;
+        for (Candidate& c : bank.plan) {
+            c.bank = b;
+            c.rank = bank.rank;
+        }
     }
 }
 
-void DramController::submit(const Transaction& x) {
-    const auto later = [](const Transaction& a, const Transaction& b) {
-        return a.ready > b.ready || (a.ready == b.ready && a.seq > b.seq);
-    };
-    // Only the buffer's front decides when the channel next has something to do.
-    if (backlog_.empty() || later(backlog_.front(), x)) next_ = std::min(next_, std::max(now_, x.ready));
-    if (backlog_.empty() || later(x, backlog_.back())) {
-        backlog_.push_back(x);
+namespace {
+// Input buffer order: by ready cycle, then submission.
+bool before(const Transaction& a, const Transaction& b) {
+    return a.ready < b.ready || (a.ready == b.ready && a.seq < b.seq);
+}
+} // namespace
+
+void DramController::InputBuffer::insert(const Transaction& x) {
+    if (empty() || before(back(), x)) {
+        v.push_back(x);
         return;
     }
     // The rare one out of order walks back a few places.
-    auto it = backlog_.end();
-    while (it != backlog_.begin()) {
-        auto prev = std::prev(it);
-        if (prev->ready < x.ready || (prev->ready == x.ready && prev->seq < x.seq)) break;
-        it = prev;
-    }
-    backlog_.insert(it, x);
+    auto it = v.end();
+    const auto first = v.begin() + static_cast<std::ptrdiff_t>(head);
+    while (it != first && before(x, *std::prev(it)))
+        --it;
+    v.insert(it, x);
+}
+
+void DramController::submit(const Transaction& x) {
+    // Only the buffer's front decides when the channel next has something to do.
+    if (backlog_.empty() || before(x, backlog_.front())) next_ = std::min(next_, std::max(now_, x.ready));
+    backlog_.insert(x);
 }
 
 std::int64_t DramController::nextEvent() const {
@@ -67,8 +77,8 @@ std::int64_t DramController::nextEvent() const {
 
 void DramController::account(std::int64_t t) {
     if (t <= accounted_) return;
-    stats_.readQueueIntegral += double(count_[0]) * double(t - accounted_);
-    stats_.writeQueueIntegral += double(count_[1]) * double(t - accounted_);
+    stats_.readQueueIntegral += count_[0] * (t - accounted_);
+    stats_.writeQueueIntegral += count_[1] * (t - accounted_);
     accounted_ = t;
 }
 
@@ -77,24 +87,13 @@ void DramController::account(std::int64_t t) {
 // commands issue) the channel only admits transactions.
 void DramController::advanceTo(std::int64_t h) {
     while (now_ < h && !idle()) {
-        bound_ = std::min(bound_, admit(now_));
+        if (hasRoomForNext() && backlog_.front().ready <= now_) bound_ = std::min(bound_, admit(now_));
         if (bound_ <= now_) bound_ = decide(now_);
         std::int64_t next = bound_;
-        if (!backlog_.empty()) {
-            const Transaction& x = backlog_.front();
-            if (count_[x.write ? 1 : 0] < (x.write ? o_.writeQueue : o_.readQueue))
-                next = std::min(next, std::max(now_ + 1, x.ready));
-        }
+        if (hasRoomForNext()) next = std::min(next, std::max(now_ + 1, backlog_.front().ready));
         next_ = next;
         now_ = std::min(next, h);
     }
-}
-
-// Ramulator's rule: enter write mode above the high watermark or when no read waits; leave it below the low
-// watermark once a read waits.
-bool DramController::wantsWriteMode() const {
-    if (!writeMode_) return count_[1] > writeHigh_ || (count_[0] == 0 && count_[1] > 0);
-    return !((count_[1] < writeLow_ && count_[0] > 0) || count_[1] == 0);
 }
 
 DramController::Candidate* DramController::planOf(int b, int dir) {
@@ -104,13 +103,11 @@ DramController::Candidate* DramController::planOf(int b, int dir) {
     if (waiting.empty() || due_[bank.rank]) return nullptr;
     Candidate& c = bank.plan[dir];
     if (bank.planned[dir]) return &c;
-    c.bank = b;
-    c.rank = bank.rank;
     c.slot = -1;
     c.row = -1;
     c.conflict = false;
     const Transaction& oldest = slots_[waiting.front()];
-    const int open = channel_.openRow(bank.rank, bank.group, bank.bank);
+    const int open = channel_.openRow(b);
     if (open >= 0) {
         auto hit = std::find_if(waiting.begin(), waiting.end(), [&](int s) { return slots_[s].row == open; });
         if (hit != waiting.end()) {
@@ -131,52 +128,51 @@ DramController::Candidate* DramController::planOf(int b, int dir) {
         c.klass = 2;
         c.seq = oldest.seq;
     }
-    c.at = channel_.earliest(c.cmd, bank.rank, bank.group, bank.bank);
+    c.at = channel_.earliest(c.cmd, b);
     bank.planned[dir] = true;
     return &c;
 }
 
 bool DramController::closing(int b, Candidate& c) const {
     const Bank& bank = banks_[b];
-    const int open = channel_.openRow(bank.rank, bank.group, bank.bank);
+    const int open = channel_.openRow(b);
     if (!bank.closeAfter || due_[bank.rank] || open < 0 || anyWants(b, open)) return false;
     c = Candidate{};
     c.bank = b;
     c.rank = bank.rank;
     c.cmd = DramCommand::Pre;
     c.klass = 2;
-    c.at = channel_.earliest(DramCommand::Pre, bank.rank, bank.group, bank.bank);
+    c.at = channel_.earliest(DramCommand::Pre, b);
     return true;
 }
 
 std::int64_t DramController::admit(std::int64_t t) {
     std::int64_t bound = kNeverCycle;
     bool admitted = false;
+    const int mode = writeMode_ ? 1 : 0;
     while (!backlog_.empty() && backlog_.front().ready <= t) {
-        const Transaction& x = backlog_.front();
-        const int dir = x.write ? 1 : 0;
-        if (count_[dir] >= (x.write ? o_.writeQueue : o_.readQueue)) break; // the buffer waits in order
-        account(t);
-        int slot = freeSlots_.back();
+        const int dir = backlog_.front().write ? 1 : 0;
+        if (count_[dir] >= (dir ? o_.writeQueue : o_.readQueue)) break; // the buffer waits in order
+        if (!admitted) account(t);
+        admitted = true;
+        const int slot = freeSlots_.back();
         freeSlots_.pop_back();
-        slots_[slot] = x;
-        slots_[slot].arrival = t;
+        Transaction& x = slots_[slot];
+        x = backlog_.front();
+        x.arrival = t;
         backlog_.pop_front();
         if (backlog_.empty()) sink_.inputDrained(index_);
-        const int b = bankIndex(slots_[slot].rank, slots_[slot].group, slots_[slot].bank);
-        Bank& bank = banks_[b];
-        if (bank.waiting[dir].empty()) active_[dir].push_back(b);
+        Bank& bank = banks_[x.bank];
+        if (bank.waiting[dir].empty()) active_[dir].push_back(x.bank);
         bank.waiting[dir].push_back(slot);
         // A younger transaction changes the bank's plan only if it turns a conflict into a hit.
-        if (bank.planned[dir] && bank.plan[dir].cmd == DramCommand::Pre &&
-            slots_[slot].row == channel_.openRow(bank.rank, bank.group, bank.bank))
+        if (bank.planned[dir] && bank.plan[dir].cmd == DramCommand::Pre && x.row == channel_.openRow(x.bank))
             bank.planned[dir] = false;
         ++count_[dir];
         ++queued_;
-        admitted = true;
-        const int mode = writeMode_ ? 1 : 0;
-        if (dir == mode)
-            if (const Candidate* c = planOf(b, mode)) bound = std::min(bound, std::max(t, c->at));
+        if (dir != mode) continue;
+        const Candidate* c = bank.planned[mode] && !due_[bank.rank] ? &bank.plan[mode] : planOf(x.bank, mode);
+        if (c) bound = std::min(bound, std::max(t, c->at));
     }
     // A transaction of the other direction may switch the mode, and with it the candidates.
     if (admitted && wantsWriteMode() != writeMode_) bound = t;
@@ -189,20 +185,16 @@ std::int64_t DramController::decide(std::int64_t t) {
     const int dir = writeMode_ ? 1 : 0;
     const int perRank = spec_.banksPerRank();
     const Candidate* best = nullptr;
-    std::int64_t next = kNeverCycle;
-    int offered = 0;
+    std::int64_t next = kNeverCycle; // the earliest cycle of a candidate not ready now
+    int ready = 0;
     // A candidate's cycle is a lower bound (commands only push cycles later): refreshed when it has come.
     auto offer = [&](Candidate & c) __attribute__((always_inline)) {
-        offered_[offered++] = &c;
-        if (c.at <= t) {
-            const Bank& bank = banks_[c.bank];
-            c.at = c.cmd == C::Ref ? channel_.earliest(C::Ref, c.rank, 0, 0)
-                                   : channel_.earliest(c.cmd, bank.rank, bank.group, bank.bank);
-        }
+        if (c.at <= t) c.at = channel_.earliest(c.cmd, c.bank);
         if (c.at > t) {
             next = std::min(next, c.at);
             return;
         }
+        ++ready;
         if (!best || c.klass < best->klass || (c.klass == best->klass && c.seq < best->seq)) best = &c;
     };
 
@@ -228,7 +220,7 @@ std::int64_t DramController::decide(std::int64_t t) {
             continue;
         }
         for (int b = r * perRank; b < (r + 1) * perRank; ++b)
-            if (channel_.openRow(r, banks_[b].group, banks_[b].bank) >= 0) {
+            if (channel_.openRow(b) >= 0) {
                 c.cmd = C::Pre;
                 c.bank = b;
                 c.at = t;
@@ -243,10 +235,8 @@ std::int64_t DramController::decide(std::int64_t t) {
         offer(c);
     for (int b : active_[dir]) {
         Bank& bank = banks_[b];
-        if (bank.planned[dir] && !due_[bank.rank])
-            offer(bank.plan[dir]);
-        else if (Candidate* c = planOf(b, dir))
-            offer(*c);
+        if (due_[bank.rank]) continue; // its rank waits for a refresh
+        offer(bank.planned[dir] ? bank.plan[dir] : *planOf(b, dir));
     }
 
     if (!best) return next;
@@ -255,19 +245,13 @@ std::int64_t DramController::decide(std::int64_t t) {
     issue(*best, t);
     // The other candidates keep their cycles as lower bounds (the command may have pushed them later): the
     // next decision comes no later than a command is ready, and one that comes early only looks again. A
-    // refresh's consequences or a change of direction are looked at from the next cycle.
-    if (refreshed || wantsWriteMode() != writeMode_) return t + 1;
-    next = o_.refresh && !refreshDue ? refreshAt_ : kNeverCycle;
-    for (int r = 0; refreshDue && r < spec_.ranks; ++r)
-        if (!due_[r]) next = std::min(next, nextRefresh_[r]);
-    for (int i = 0; i < offered; ++i) {
-        Candidate* c = offered_[i];
-        if (c->bank == chosenBank) continue;
-        next = std::min(next, c->at);
-    }
+    // refresh's consequences, a change of direction or another ready command are looked at the next cycle.
+    if (refreshed || ready > 1 || wantsWriteMode() != writeMode_) return t + 1;
     if (const Candidate* c = planOf(chosenBank, dir)) next = std::min(next, c->at);
-    Candidate close;
-    if (o_.closedRow && closing(chosenBank, close)) next = std::min(next, close.at);
+    if (o_.closedRow) {
+        Candidate close;
+        if (closing(chosenBank, close)) next = std::min(next, close.at);
+    }
     return std::max(next, t + 1);
 }
 
@@ -286,11 +270,10 @@ void DramController::unlist(int bank, int dir) {
 void DramController::issue(const Candidate& c, std::int64_t t) {
     using C = DramCommand;
     Bank& bank = banks_[c.bank];
-    const int group = bank.group, bk = bank.bank;
     if (c.cmd != C::Ref) bank.planned[0] = bank.planned[1] = false;
     const int row = c.cmd == C::Act ? c.row : c.slot >= 0 ? slots_[c.slot].row : -1;
-    if (checker_) checker_->check(c.cmd, c.rank, group, bk, row, t);
-    channel_.issue(c.cmd, c.rank, group, bk, row, t);
+    if (checker_) checker_->check(c.cmd, c.rank, bank.group, bank.bank, row, t);
+    channel_.issue(c.cmd, c.bank, row, t);
     ++stats_.commands;
     switch (c.cmd) {
     case C::Act:
@@ -315,7 +298,7 @@ void DramController::issue(const Candidate& c, std::int64_t t) {
     case C::Wr: {
         account(t);
         const int dir = c.cmd == C::Wr ? 1 : 0;
-        Transaction x = slots_[c.slot];
+        const Transaction& x = slots_[c.slot]; // its slot is reused only by the next admission
         auto& w = bank.waiting[dir];
         w.erase(std::find(w.begin(), w.end(), c.slot));
         if (w.empty()) unlist(c.bank, dir);

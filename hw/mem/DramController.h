@@ -11,7 +11,6 @@
 // step when the next one arrives; the refreshes due in it are issued then, at their cycles, so the result is
 // the same as deciding every cycle.
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <vector>
 
@@ -33,7 +32,7 @@ struct ControllerOptions {
 struct Transaction {
     std::int32_t request = -1; // the memory system's request it belongs to
     bool write = false;
-    std::int16_t rank = 0, group = 0, bank = 0;
+    std::int32_t bank = 0; // flat: (rank x bank groups + bank group) x banks + bank
     std::int32_t row = 0;
     std::int64_t ready = 0;   // first cycle it may enter a queue
     std::int64_t arrival = 0; // cycle it entered its queue
@@ -44,8 +43,8 @@ struct ControllerStats {
     std::int64_t reads = 0, writes = 0, rowHits = 0, rowMisses = 0, rowConflicts = 0;
     std::int64_t refreshes = 0, commands = 0;
     std::int64_t readLatencySum = 0;
-    std::vector<std::int64_t> readLatencyHistogram;       // count by latency in cycles
-    double readQueueIntegral = 0, writeQueueIntegral = 0; // queue length x cycles
+    std::vector<std::int64_t> readLatencyHistogram;             // count by latency in cycles
+    std::int64_t readQueueIntegral = 0, writeQueueIntegral = 0; // queue length x cycles
 
     // Adds another channel's counts (for a tier's totals).
     void add(const ControllerStats& o);
@@ -109,13 +108,21 @@ class DramController {
         bool opensConflict = false; // that ACT followed a conflict PRE
     };
 
-    int bankIndex(int rank, int group, int bank) const {
-        return (rank * spec_.bankGroups + group) * spec_.banks + bank;
-    }
     // Moves transactions from the input buffer into the queues at `t`; returns the earliest cycle at which
     // one of them may have a command ready (kNeverCycle if none entered).
     std::int64_t admit(std::int64_t t);
-    bool wantsWriteMode() const;
+    // The input buffer's front has room in its queue.
+    bool hasRoomForNext() const {
+        if (backlog_.empty()) return false;
+        const bool write = backlog_.front().write;
+        return count_[write ? 1 : 0] < (write ? o_.writeQueue : o_.readQueue);
+    }
+    // Ramulator's rule: enter write mode above the high watermark or when no read waits; leave it below the
+    // low watermark once a read waits.
+    bool wantsWriteMode() const {
+        if (!writeMode_) return count_[1] > writeHigh_ || (count_[0] == 0 && count_[1] > 0);
+        return !((count_[1] < writeLow_ && count_[0] > 0) || count_[1] == 0);
+    }
     // The command bank `b` needs next for its queued transactions of direction `dir` (planned once per change
     // of the bank's queue or state; its cycle a lower bound); nullptr if it has none or its rank waits for a
     // refresh.
@@ -135,15 +142,33 @@ class DramController {
     TransactionSink& sink_;
     DramChecker* checker_;
     DramChannel channel_;
-    std::deque<Transaction> backlog_; // the channel's input buffer, by (ready, seq)
+    // The channel's input buffer, by (ready, seq): a vector read from `head`, so that streaming transactions
+    // through it allocates nothing once it has grown.
+    struct InputBuffer {
+        std::vector<Transaction> v;
+        std::size_t head = 0;
+        bool empty() const { return head == v.size(); }
+        const Transaction& front() const { return v[head]; }
+        const Transaction& back() const { return v.back(); }
+        void insert(const Transaction& x);
+        void pop_front() {
+            if (++head == v.size()) {
+                v.clear();
+                head = 0;
+            } else if (head >= 1024 && 2 * head >= v.size()) { // never drained: drop the read part
+                v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(head));
+                head = 0;
+            }
+        }
+    };
+    InputBuffer backlog_;
     std::vector<Transaction> slots_;
     std::vector<int> freeSlots_;
     std::vector<Bank> banks_;
-    std::vector<int> active_[2];      // banks with waiting reads, writes
-    std::vector<int> closing_;        // banks with closeAfter
-    std::vector<Candidate> extra_;    // decide's refresh and closing candidates
-    std::vector<Candidate*> offered_; // every candidate decide looked at (sized for all of them)
-    int count_[2] = {0, 0};           // queued reads, writes
+    std::vector<int> active_[2];   // banks with waiting reads, writes
+    std::vector<int> closing_;     // banks with closeAfter
+    std::vector<Candidate> extra_; // decide's refresh and closing candidates
+    int count_[2] = {0, 0};        // queued reads, writes
     int queued_ = 0;
     bool writeMode_ = false;
     std::vector<std::int64_t> nextRefresh_;

@@ -19,29 +19,33 @@ class TraceFeeder : public sc_core::sc_module {
     SC_HAS_PROCESS(TraceFeeder);
     TraceFeeder(sc_core::sc_module_name name, MemoryTier& tier, const traces::MemTrace& trace)
         : sc_core::sc_module(name), tier_(tier), trace_(trace), done_(trace.requests.size(), -1) {
-        SC_THREAD(run);
+        SC_METHOD(feed); // a method, not a thread: no coroutine stack to set up
     }
     const std::vector<Cycle>& completions() const { return done_; }
 
   private:
-    void run() {
+    // Submits every request due by now (a request whose cycle has passed goes now), then sleeps until the
+    // next one's cycle.
+    void feed() {
         const auto& r = trace_.requests;
-        Cycle at = 0;
-        for (std::size_t i = 0; i < r.size();) {
-            at = std::max<Cycle>(at, r[i].cycle);
-            waitUntil(at);
-            for (; i < r.size() && std::max<Cycle>(at, r[i].cycle) == at; ++i) {
-                Cycle* slot = &done_[i];
-                tier_.submit(0, r[i].write, at, {{r[i].address, r[i].bytes}},
-                             tier_.engine().spec().transactionBytes, 0, [slot](Cycle c) { *slot = c; });
-            }
-            tier_.promise(i < r.size() ? std::max<Cycle>(at, r[i].cycle) : kNever);
+        const Cycle at = now();
+        for (; next_ < r.size() && r[next_].cycle <= at; ++next_) {
+            Cycle* slot = &done_[next_];
+            tier_.submit(0, r[next_].write, at, {{r[next_].address, r[next_].bytes}},
+                         tier_.engine().spec().transactionBytes, 0, [slot](Cycle c) { *slot = c; });
         }
+        if (next_ == r.size()) {
+            tier_.promise(kNever);
+            return;
+        }
+        tier_.promise(r[next_].cycle);
+        next_trigger(cycles(r[next_].cycle - at));
     }
 
     MemoryTier& tier_;
     const traces::MemTrace& trace_;
     std::vector<Cycle> done_;
+    std::size_t next_ = 0;
 };
 
 std::int64_t percentile(const std::vector<std::int64_t>& histogram, std::int64_t total, double p) {

@@ -129,12 +129,10 @@ std::int64_t MemorySystem::readyOf(const Stream& s) const {
 }
 
 int MemorySystem::makeTransaction(Stream& s, std::int64_t ready, Transaction& x) {
-    const DramAddress a = mapping_.decode(s.next * spec_.transactionBytes);
+    const DramLocation a = mapping_.locate(s.next * spec_.transactionBytes);
     x.request = s.request;
     x.write = s.write;
-    x.rank = static_cast<std::int16_t>(a.rank);
-    x.group = static_cast<std::int16_t>(a.bankGroup);
-    x.bank = static_cast<std::int16_t>(a.bank);
+    x.bank = a.bank;
     x.row = a.row;
     x.ready = ready;
     x.seq = s.seq + s.j;

@@ -161,8 +161,8 @@ void MemoryTier::reportStats(StatsRegistry& stats, Cycle elapsed) const {
         stats.add(cp, "row_misses", double(st.rowMisses));
         stats.add(cp, "row_conflicts", double(st.rowConflicts));
         stats.add(cp, "data_bus_utilization", double(ctl.dataBusyCycles()) / (double(cyclesDram) * buses));
-        stats.add(cp, "read_queue_mean", st.readQueueIntegral / double(cyclesDram));
-        stats.add(cp, "write_queue_mean", st.writeQueueIntegral / double(cyclesDram));
+        stats.add(cp, "read_queue_mean", double(st.readQueueIntegral) / double(cyclesDram));
+        stats.add(cp, "write_queue_mean", double(st.writeQueueIntegral) / double(cyclesDram));
         stats.add(cp, "refreshes", double(st.refreshes));
         total.add(st);
         busBusy += double(ctl.dataBusyCycles());
@@ -184,8 +184,8 @@ void MemoryTier::reportStats(StatsRegistry& stats, Cycle elapsed) const {
     stats.add(p, "bank_open_fraction", open / (double(cyclesDram) * channels * s.ranks * s.banksPerRank()));
     stats.add(p, "read_latency_mean_ns",
               total.reads ? double(total.readLatencySum) / double(total.reads) * s.nsPerCycle() : 0.0);
-    stats.add(p, "read_queue_mean", total.readQueueIntegral / double(cyclesDram) / channels);
-    stats.add(p, "write_queue_mean", total.writeQueueIntegral / double(cyclesDram) / channels);
+    stats.add(p, "read_queue_mean", double(total.readQueueIntegral) / double(cyclesDram) / channels);
+    stats.add(p, "write_queue_mean", double(total.writeQueueIntegral) / double(cyclesDram) / channels);
     stats.add(p, "refreshes", double(total.refreshes));
     stats.add(p, "refresh_fraction",
               double(total.refreshes) * s.t.nRFC / (double(cyclesDram) * channels * s.ranks));

@@ -66,3 +66,24 @@ TEST(AddressMapping, MixedRadixAndUnknownNames) {
     expectFields(m.decode(memtest::address(s, 2, 1, 2, 1, 12345, 15)), 2, 1, 2, 1, 12345, 15);
     EXPECT_THROW(AddressMapping("RoCoBa", s), BadInput);
 }
+
+// locate() is decode() without the column, with the bank numbered flat: the same answer on every preset and
+// mapping, shifts-and-masks or mixed radix.
+TEST(AddressMapping, LocateAgreesWithDecode) {
+    for (const char* preset : {"hbm2", "hbm2e", "ddr4", "ddr5"})
+        for (const auto& name : AddressMapping::names()) {
+            const DramSpec& s = dramPreset(preset);
+            const AddressMapping m(name, s);
+            std::uint64_t address = 0;
+            for (int i = 0; i < 4096;
+                 ++i, address = address * 6364136223846793005ULL + 1442695040888963407ULL) {
+                const std::uint64_t a = (address >> 8) / s.transactionBytes * s.transactionBytes;
+                const DramAddress d = m.decode(a);
+                const DramLocation l = m.locate(a);
+                ASSERT_EQ(l.channel, d.channel) << preset << " " << name << " " << a;
+                ASSERT_EQ(l.bank, (d.rank * s.bankGroups + d.bankGroup) * s.banks + d.bank)
+                    << preset << " " << name;
+                ASSERT_EQ(l.row, d.row) << preset << " " << name << " " << a;
+            }
+        }
+}
