@@ -1,7 +1,9 @@
 #include "hw/pnr/PlaceAndRoute.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 #include <fmt/format.h>
@@ -17,6 +19,50 @@ double since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// One placement (constructive, then annealed from `cfg.pnr.seed`) and its routes.
+struct PlacedAndRouted {
+    Placement placement;
+    Netlist netlist;
+    Routing routing;
+    AnnealStats anneal;
+    double placeSeconds = 0, routeSeconds = 0;
+    double maxLoad = 0, totalLoad = 0; // routed load in link bandwidths: the busiest link's, and summed
+};
+
+PlacedAndRouted placeOnce(const step::Graph& g, const HwConfig& cfg, const VirtualUnits& v,
+                          const LoweringOptions& o, bool mesh) {
+    PlacedAndRouted r;
+    auto t0 = std::chrono::steady_clock::now();
+    r.placement = placeConstructive(g, cfg, v, o.bindings);
+    r.netlist = buildNetlist(g, cfg, r.placement, v, o);
+    {
+        PlacementAnnealer a(cfg, r.netlist);
+        if (mesh && cfg.pnr.placer == "anneal") {
+            r.anneal = a.run();
+            applyNetlist(g, r.netlist, r.placement);
+            assignAgcus(g, cfg, o.bindings, r.placement);
+            r.netlist = buildNetlist(g, cfg, r.placement, v, o);
+        } else {
+            r.anneal.initialCost = r.anneal.finalCost = a.cost();
+            r.anneal.initialWirelength = r.anneal.finalWirelength = a.wirelength();
+        }
+    }
+    r.placeSeconds = since(t0);
+
+    t0 = std::chrono::steady_clock::now();
+    if (mesh) {
+        r.routing = routeNets(cfg, r.netlist);
+        for (const auto& leg : r.routing.legs)
+            r.placement.columnFirst[r.netlist.nets[leg.net].legs[leg.sink]] = leg.columnFirst;
+        for (double l : r.routing.load) {
+            r.maxLoad = std::max(r.maxLoad, l / r.routing.capacity);
+            r.totalLoad += l / r.routing.capacity;
+        }
+    }
+    r.routeSeconds = since(t0);
+    return r;
+}
+
 } // namespace
 
 PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o) {
@@ -27,31 +73,31 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
     const VirtualUnits v = lower(g, cfg, o);
     const double lowerSeconds = since(t0);
 
-    t0 = std::chrono::steady_clock::now();
-    r.placement = placeConstructive(g, cfg, v, o.bindings);
-    r.netlist = buildNetlist(g, cfg, r.placement, v, o);
-    AnnealStats anneal;
-    {
-        PlacementAnnealer a(cfg, r.netlist);
-        if (mesh && cfg.pnr.placer == "anneal") {
-            anneal = a.run();
-            applyNetlist(g, r.netlist, r.placement);
-            assignAgcus(g, cfg, o.bindings, r.placement);
-            r.netlist = buildNetlist(g, cfg, r.placement, v, o);
-        } else {
-            anneal.initialCost = anneal.finalCost = a.cost();
-            anneal.initialWirelength = anneal.finalWirelength = a.wirelength();
+    // Annealing is a random search: with several starts, the placement whose routes load the busiest link
+    // least is kept (then the least routed traffic, then the first).
+    const int starts = mesh && cfg.pnr.placer == "anneal" ? cfg.pnr.starts : 1;
+    PlacedAndRouted best;
+    int chosen = 0;
+    double placeSeconds = 0, routeSeconds = 0;
+    nlohmann::json startLoads = nlohmann::json::array();
+    for (int s = 0; s < starts; ++s) {
+        HwConfig c = cfg;
+        c.pnr.seed = static_cast<int>((std::int64_t(cfg.pnr.seed) + s) % (std::int64_t(1) << 31));
+        PlacedAndRouted p = placeOnce(g, c, v, o, mesh);
+        placeSeconds += p.placeSeconds;
+        routeSeconds += p.routeSeconds;
+        startLoads.push_back(
+            {{"seed", c.pnr.seed}, {"max_link_load", p.maxLoad}, {"total_link_load", p.totalLoad}});
+        if (s == 0 || p.maxLoad < best.maxLoad ||
+            (p.maxLoad == best.maxLoad && p.totalLoad < best.totalLoad)) {
+            best = std::move(p);
+            chosen = s;
         }
     }
-    const double placeSeconds = since(t0);
-
-    t0 = std::chrono::steady_clock::now();
-    if (mesh) {
-        r.routing = routeNets(cfg, r.netlist);
-        for (const auto& leg : r.routing.legs)
-            r.placement.columnFirst[r.netlist.nets[leg.net].legs[leg.sink]] = leg.columnFirst;
-    }
-    const double routeSeconds = since(t0);
+    r.placement = std::move(best.placement);
+    r.netlist = std::move(best.netlist);
+    r.routing = std::move(best.routing);
+    const AnnealStats& anneal = best.anneal;
 
     // Units used, per kind and die.
     nlohmann::json units = nlohmann::json::object();
@@ -68,7 +114,8 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
     }
     r.report = {
         {"preset", cfg.name},
-        {"seed", cfg.pnr.seed},
+        {"seed", (std::int64_t(cfg.pnr.seed) + chosen) % (std::int64_t(1) << 31)},
+        {"starts", startLoads},
         {"placer", mesh ? cfg.pnr.placer : "constructive (ideal network)"},
         {"on_overflow", cfg.pnr.on_overflow},
         {"units", units},

@@ -70,6 +70,37 @@ TEST(PnrPlacement, LegalAndDeterministic) {
     EXPECT_EQ(a.report["routing"], b.report["routing"]);
 }
 
+// With several starts, each from its own seed, the kept placement is the one whose routes load the busiest
+// link least: the same as the single run from that seed, and never worse than the first start's.
+TEST(PnrPlacement, SeveralStartsKeepTheLeastLoadedRouting) {
+    auto cfg = hw::loadHwConfig("step_eval");
+    cfg.pnr.seed = 7;
+    cfg.pnr.starts = 3;
+    const std::vector<std::string> knobs{"hidden=512", "inter=1024"};
+    const auto best = pnr("moe", knobs, cfg);
+    const auto& starts = best.report["starts"];
+    ASSERT_EQ(starts.size(), 3u);
+    double least = 1e300;
+    int seed = -1;
+    for (const auto& s : starts)
+        if (s["max_link_load"].get<double>() < least) {
+            least = s["max_link_load"].get<double>();
+            seed = s["seed"].get<int>();
+        }
+    EXPECT_EQ(starts[0]["seed"], 7);
+    EXPECT_EQ(starts[2]["seed"], 9);
+    EXPECT_EQ(best.report["seed"], seed);
+    EXPECT_LE(least, starts[0]["max_link_load"].get<double>());
+    auto one = cfg;
+    one.pnr.starts = 1;
+    one.pnr.seed = seed;
+    const auto alone = pnr("moe", knobs, one);
+    ASSERT_EQ(alone.netlist.cells.size(), best.netlist.cells.size());
+    for (std::size_t i = 0; i < best.netlist.cells.size(); ++i)
+        EXPECT_EQ(alone.netlist.cells[i].site, best.netlist.cells[i].site);
+    EXPECT_EQ(alone.report["routing"], best.report["routing"]);
+}
+
 // Annealing never ends worse than its constructive start, and on a pipeline with many groups it shortens
 // the bandwidth-weighted wirelength substantially.
 TEST(PnrPlacement, AnnealingImprovesOnTheConstructiveStart) {
