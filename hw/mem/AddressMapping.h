@@ -23,8 +23,8 @@ struct DramAddress {
     int channel = 0, rank = 0, bankGroup = 0, bank = 0, row = 0, column = 0;
 };
 
-// Where a transaction goes: its channel, its bank numbered flat within the channel,
-// (rank x bank groups + bank group) x banks + bank, and its row.
+// Where a transaction goes: its channel, its bank numbered flat within the channel (DramSpec::flatBank), and
+// its row.
 struct DramLocation {
     int channel = 0, bank = 0, row = 0;
 };
@@ -61,12 +61,11 @@ class AddressMapping {
                 return static_cast<int>((x >> b.shift) & b.mask);
             };
             return {field(Field::Channel),
-                    (field(Field::Rank) * spec_.bankGroups + field(Field::BankGroup)) * spec_.banks +
-                        field(Field::Bank),
+                    spec_.flatBank(field(Field::Rank), field(Field::BankGroup), field(Field::Bank)),
                     field(Field::Row)};
         }
         const DramAddress a = decode(address);
-        return {a.channel, (a.rank * spec_.bankGroups + a.bankGroup) * spec_.banks + a.bank, a.row};
+        return {a.channel, spec_.flatBank(a.rank, a.bankGroup, a.bank), a.row};
     }
     const std::string& name() const { return name_; }
     static std::vector<std::string> names();

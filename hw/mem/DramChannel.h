@@ -21,7 +21,7 @@ class DramChannel {
   public:
     explicit DramChannel(const DramSpec& spec);
 
-    // Banks are numbered flat, (rank x bank groups + bank group) x banks + bank.
+    // Banks are numbered flat (DramSpec::flatBank).
     // The earliest cycle `c` may issue at bank `flat` (for REF, at any bank of its rank).
     std::int64_t earliest(DramCommand c, int flat) const {
         const int k = static_cast<int>(c);

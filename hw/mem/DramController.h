@@ -32,7 +32,7 @@ struct ControllerOptions {
 struct Transaction {
     std::int32_t request = -1; // the memory system's request it belongs to
     bool write = false;
-    std::int32_t bank = 0; // flat: (rank x bank groups + bank group) x banks + bank
+    std::int32_t bank = 0; // flat within the channel (DramSpec::flatBank)
     std::int32_t row = 0;
     std::int64_t ready = 0;   // first cycle it may enter a queue
     std::int64_t arrival = 0; // cycle it entered its queue

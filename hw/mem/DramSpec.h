@@ -50,6 +50,10 @@ struct DramSpec {
         return std::int64_t(channels) * ranks * bankGroups * banks * rows * columns * transactionBytes;
     }
     int banksPerRank() const { return bankGroups * banks; }
+    // A bank's number within its channel, as controllers and channels count them.
+    int flatBank(int rank, int bankGroup, int bank) const {
+        return (rank * bankGroups + bankGroup) * banks + bank;
+    }
 };
 
 // Throws BadInput naming the preset and the known ones.

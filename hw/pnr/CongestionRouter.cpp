@@ -188,15 +188,23 @@ bool Routing::deadlockFree() const {
     return seen == n;
 }
 
-nlohmann::json Routing::report(const Netlist& nl) const {
-    double maxLoad = 0, sum = 0;
-    int used = 0;
+double Routing::maxLinkLoad() const {
+    double m = 0;
     for (double l : load)
-        if (l > 1e-12) {
-            maxLoad = std::max(maxLoad, l / capacity);
-            sum += l / capacity;
-            ++used;
-        }
+        m = std::max(m, l / capacity);
+    return m;
+}
+
+double Routing::totalLinkLoad() const {
+    double sum = 0;
+    for (double l : load)
+        if (l > 1e-12) sum += l / capacity;
+    return sum;
+}
+
+nlohmann::json Routing::report(const Netlist& nl) const {
+    const int used =
+        static_cast<int>(std::count_if(load.begin(), load.end(), [](double l) { return l > 1e-12; }));
     std::int64_t hops = 0;
     int maxHops = 0;
     for (const auto& leg : legs) {
@@ -230,8 +238,8 @@ nlohmann::json Routing::report(const Netlist& nl) const {
             {"iterations", iterations},
             {"overused_links", overused},
             {"links_used", used},
-            {"max_link_load", maxLoad},
-            {"mean_link_load", used ? sum / used : 0.0},
+            {"max_link_load", maxLinkLoad()},
+            {"mean_link_load", used ? totalLinkLoad() / used : 0.0},
             {"hops_total", hops},
             {"hops_mean", legs.empty() ? 0.0 : double(hops) / double(legs.size())},
             {"hops_max", maxHops},

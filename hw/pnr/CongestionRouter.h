@@ -35,6 +35,9 @@ struct Routing {
     int cols = 0;        // of the switch grid, to name links
     // The channel dependency graph of every route has no cycle.
     bool deadlockFree() const;
+    // Routed load in link bandwidths: the busiest link's, and summed over the links used.
+    double maxLinkLoad() const;
+    double totalLinkLoad() const;
     nlohmann::json report(const Netlist& nl) const;
 };
 

@@ -1,6 +1,5 @@
 #include "hw/pnr/PlaceAndRoute.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -19,54 +18,47 @@ double since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// One placement (constructive, then annealed from `cfg.pnr.seed`) and its routes.
+// One placement (constructive, then annealed from `cfg.pnr.seed`) and its routes; the report is left empty.
 struct PlacedAndRouted {
-    Placement placement;
-    Netlist netlist;
-    Routing routing;
+    PnrResult result;
     AnnealStats anneal;
     double placeSeconds = 0, routeSeconds = 0;
-    double maxLoad = 0, totalLoad = 0; // routed load in link bandwidths: the busiest link's, and summed
 };
 
 PlacedAndRouted placeOnce(const step::Graph& g, const HwConfig& cfg, const VirtualUnits& v,
                           const LoweringOptions& o, bool mesh) {
-    PlacedAndRouted r;
+    PlacedAndRouted p;
+    PnrResult& r = p.result;
     auto t0 = std::chrono::steady_clock::now();
     r.placement = placeConstructive(g, cfg, v, o.bindings);
     r.netlist = buildNetlist(g, cfg, r.placement, v, o);
     {
         PlacementAnnealer a(cfg, r.netlist);
         if (mesh && cfg.pnr.placer == "anneal") {
-            r.anneal = a.run();
+            p.anneal = a.run();
             applyNetlist(g, r.netlist, r.placement);
             assignAgcus(g, cfg, o.bindings, r.placement);
             r.netlist = buildNetlist(g, cfg, r.placement, v, o);
         } else {
-            r.anneal.initialCost = r.anneal.finalCost = a.cost();
-            r.anneal.initialWirelength = r.anneal.finalWirelength = a.wirelength();
+            p.anneal.initialCost = p.anneal.finalCost = a.cost();
+            p.anneal.initialWirelength = p.anneal.finalWirelength = a.wirelength();
         }
     }
-    r.placeSeconds = since(t0);
+    p.placeSeconds = since(t0);
 
     t0 = std::chrono::steady_clock::now();
     if (mesh) {
         r.routing = routeNets(cfg, r.netlist);
         for (const auto& leg : r.routing.legs)
             r.placement.columnFirst[r.netlist.nets[leg.net].legs[leg.sink]] = leg.columnFirst;
-        for (double l : r.routing.load) {
-            r.maxLoad = std::max(r.maxLoad, l / r.routing.capacity);
-            r.totalLoad += l / r.routing.capacity;
-        }
     }
-    r.routeSeconds = since(t0);
-    return r;
+    p.routeSeconds = since(t0);
+    return p;
 }
 
 } // namespace
 
 PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o) {
-    PnrResult r;
     const ChipLayout L(cfg.chip);
     const bool mesh = cfg.rdn.topology == "mesh";
     auto t0 = std::chrono::steady_clock::now();
@@ -77,7 +69,7 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
     // least is kept (then the least routed traffic, then the first).
     const int starts = mesh && cfg.pnr.placer == "anneal" ? cfg.pnr.starts : 1;
     PlacedAndRouted best;
-    int chosen = 0;
+    int seed = cfg.pnr.seed;
     double placeSeconds = 0, routeSeconds = 0;
     nlohmann::json startLoads = nlohmann::json::array();
     for (int s = 0; s < starts; ++s) {
@@ -86,17 +78,17 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
         PlacedAndRouted p = placeOnce(g, c, v, o, mesh);
         placeSeconds += p.placeSeconds;
         routeSeconds += p.routeSeconds;
-        startLoads.push_back(
-            {{"seed", c.pnr.seed}, {"max_link_load", p.maxLoad}, {"total_link_load", p.totalLoad}});
-        if (s == 0 || p.maxLoad < best.maxLoad ||
-            (p.maxLoad == best.maxLoad && p.totalLoad < best.totalLoad)) {
+        const Routing &run = p.result.routing, &kept = best.result.routing;
+        startLoads.push_back({{"seed", c.pnr.seed},
+                              {"max_link_load", run.maxLinkLoad()},
+                              {"total_link_load", run.totalLinkLoad()}});
+        if (s == 0 || run.maxLinkLoad() < kept.maxLinkLoad() ||
+            (run.maxLinkLoad() == kept.maxLinkLoad() && run.totalLinkLoad() < kept.totalLinkLoad())) {
             best = std::move(p);
-            chosen = s;
+            seed = c.pnr.seed;
         }
     }
-    r.placement = std::move(best.placement);
-    r.netlist = std::move(best.netlist);
-    r.routing = std::move(best.routing);
+    PnrResult r = std::move(best.result);
     const AnnealStats& anneal = best.anneal;
 
     // Units used, per kind and die.
@@ -114,7 +106,7 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
     }
     r.report = {
         {"preset", cfg.name},
-        {"seed", (std::int64_t(cfg.pnr.seed) + chosen) % (std::int64_t(1) << 31)},
+        {"seed", seed},
         {"starts", startLoads},
         {"placer", mesh ? cfg.pnr.placer : "constructive (ideal network)"},
         {"on_overflow", cfg.pnr.on_overflow},
