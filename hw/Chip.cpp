@@ -125,16 +125,17 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const Stre
                                   : cfg_.rdn.link_latency_cycles;
                 if (stage) {
                     auto st = std::make_unique<FabricRoute::Stage>();
-                    st->pmu = static_cast<Pmu*>(&unitAt(stage->pmus.front()));
+                    Pmu* pmu = static_cast<Pmu*>(&unitAt(stage->pmus.front()));
+                    st->buffer = pmu;
                     st->units = static_cast<int>(stage->pmus.size());
                     if (mesh_)
-                        st->out = std::make_unique<MeshSegment>(*mesh_, st->pmu->endpoint(),
+                        st->out = std::make_unique<MeshSegment>(*mesh_, pmu->endpoint(),
                                                                 std::vector<int>{to.endpoint()},
                                                                 std::vector<bool>{routed(c, port, 1)});
                     else
                         st->out = std::make_unique<IdealSegment>(1, cfg_.rdn.flit_bytes,
                                                                  cfg_.rdn.link_latency_cycles);
-                    fabricDsts.push_back(st->pmu->endpoint());
+                    fabricDsts.push_back(pmu->endpoint());
                     b.stage = std::move(st);
                 } else {
                     fabricDsts.push_back(to.endpoint());

@@ -12,15 +12,15 @@
 #include <nlohmann/json.hpp>
 #include <systemc>
 
-#include "hw/Agcu.h"
-#include "hw/FabricRoute.h"
-#include "hw/MemoryMap.h"
-#include "hw/OffChipMemory.h"
-#include "hw/OperatorProcess.h"
-#include "hw/Pcu.h"
-#include "hw/Pmu.h"
-#include "hw/RdnMesh.h"
+#include "hw/fabric/FabricRoute.h"
+#include "hw/fabric/RdnMesh.h"
+#include "hw/mem/MemoryMap.h"
+#include "hw/mem/OffChipMemory.h"
 #include "hw/pnr/Placement.h"
+#include "hw/units/Agcu.h"
+#include "hw/units/OperatorProcess.h"
+#include "hw/units/Pcu.h"
+#include "hw/units/Pmu.h"
 #include "step_ops/Graph.h"
 #include "step_ops/TensorStore.h"
 

@@ -4,8 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "hw/MemoryMap.h"
+#include "hw/mem/MemoryMap.h"
 #include "hw/pnr/PlaceAndRoute.h"
+#include "hw/sim/SimulationFailure.h"
 #include "util/Error.h"
 
 namespace steprdu::hw {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "hw/Chip.h"
-#include "hw/HwConfig.h"
-#include "hw/Stats.h"
+#include "hw/config/HwConfig.h"
+#include "hw/sim/Stats.h"
 #include "step_ops/Graph.h"
 #include "step_ops/TensorStore.h"
 #include "util/Timeline.h"

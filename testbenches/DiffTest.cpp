@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "hw/ChipLayout.h"
 #include "hw/CycleSimulator.h"
-#include "hw/HwConfigLoader.h"
+#include "hw/arch/ChipLayout.h"
+#include "hw/config/HwConfigLoader.h"
 #include "step_ops/Interpreter.h"
 #include "step_ops/Metrics.h"
 #include "testbenches/Runner.h"

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "hw/EmbeddedPresets.h"
+#include "testbenches/EmbeddedExperiments.h"
 #include "testbenches/Runner.h"
 #include "util/Error.h"
 #include "util/Strings.h"
@@ -14,7 +14,7 @@ namespace steprdu::tb {
 
 std::vector<std::string> experimentNames() {
     std::vector<std::string> names;
-    for (auto& e : hw::embeddedExperiments())
+    for (auto& e : embeddedExperiments())
         names.push_back(e.name);
     return names;
 }
@@ -106,7 +106,7 @@ ExperimentDef parseExperiment(const std::string& yaml, const std::string& file, 
 }
 
 ExperimentDef loadExperiment(const std::string& name) {
-    for (auto& e : hw::embeddedExperiments())
+    for (auto& e : embeddedExperiments())
         if (name == e.name) return parseExperiment(e.yaml, "configs/experiments/" + name + ".yaml", name);
     auto names = experimentNames();
     auto near = nearestWord(name, names);

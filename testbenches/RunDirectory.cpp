@@ -5,7 +5,7 @@
 
 #include <unistd.h>
 
-#include "hw/HwConfigLoader.h"
+#include "hw/config/HwConfigLoader.h"
 #include "util/Error.h"
 #include "util/Version.h"
 

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "hw/CycleSimulator.h"
-#include "hw/HwConfigLoader.h"
-#include "hw/Stats.h"
+#include "hw/config/HwConfigLoader.h"
 #include "hw/pnr/PlaceAndRoute.h"
+#include "hw/sim/Stats.h"
 #include "step_ops/Metrics.h"
 #include "util/Error.h"
 #include "util/ForkRun.h"

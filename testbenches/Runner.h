@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hw/HwConfig.h"
+#include "hw/config/HwConfig.h"
 #include "hw/pnr/Lowering.h"
 #include "models/roofline/RooflineSimulator.h"
 #include "testbenches/Testbench.h"

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hw/HwConfigLoader.h"
+#include "hw/config/HwConfigLoader.h"
 #include "testbenches/RunDirectory.h"
 #include "util/Error.h"
 

@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "hw/ConfigSchema.h"
-#include "hw/HwConfigLoader.h"
-#include "hw/mem/MemTraceBench.h"
+#include "hw/config/ConfigSchema.h"
+#include "hw/config/HwConfigLoader.h"
 #include "hw/mem/TierFactory.h"
+#include "testbenches/units/MemTraceBench.h"
 #include "tools/Commands.h"
 #include "tools/Options.h"
 #include "util/Error.h"

@@ -6,8 +6,8 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
-#include "hw/HwConfigLoader.h"
-#include "hw/MeshTraffic.h"
+#include "hw/config/HwConfigLoader.h"
+#include "testbenches/units/MeshTraffic.h"
 #include "tools/Commands.h"
 #include "tools/Options.h"
 #include "util/Error.h"

@@ -4,9 +4,9 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
-#include "hw/HwConfigLoader.h"
-#include "hw/UnitBench.h"
+#include "hw/config/HwConfigLoader.h"
 #include "testbenches/Testbench.h"
+#include "testbenches/units/UnitBench.h"
 #include "tools/Commands.h"
 #include "tools/Options.h"
 #include "util/Error.h"

@@ -10,11 +10,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "hw/ConfigSchema.h"
-#include "hw/HwConfigLoader.h"
-#include "hw/MeshTraffic.h"
-#include "hw/Stats.h"
-#include "hw/mem/MemTraceBench.h"
+#include "hw/config/ConfigSchema.h"
+#include "hw/config/HwConfigLoader.h"
+#include "hw/sim/Stats.h"
 #include "step_ops/Interpreter.h"
 #include "step_ops/Metrics.h"
 #include "testbenches/Calibration.h"
@@ -23,6 +21,8 @@
 #include "testbenches/RunDirectory.h"
 #include "testbenches/Runner.h"
 #include "testbenches/Testbench.h"
+#include "testbenches/units/MemTraceBench.h"
+#include "testbenches/units/MeshTraffic.h"
 #include "tools/Commands.h"
 #include "tools/Options.h"
 #include "util/Error.h"

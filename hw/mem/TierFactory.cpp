@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "hw/SimpleHbm.h"
-#include "hw/mem/MemoryTier.h"
+#include "hw/mem/DramTier.h"
+#include "hw/mem/StepNodeTier.h"
 #include "util/Error.h"
 
 namespace steprdu::hw::mem {
@@ -53,10 +53,11 @@ Cycle shortestTln(const HwConfig& cfg) {
 std::unique_ptr<OffChipMemory> makeTier(const HwConfig& cfg, const std::string& tier) {
     const std::string& preset = tier == "hbm" ? cfg.memory.hbm : cfg.memory.ddr;
     if (preset == "none") return nullptr;
-    if (preset == "step_node") return std::make_unique<SimpleHbm>("hbm", cfg.hbm, cfg.roofline.step_compat);
+    if (preset == "step_node")
+        return std::make_unique<StepNodeTier>("hbm", cfg.hbm, cfg.roofline.step_compat);
     DramSpec spec = tierSpec(cfg, tier);
-    return std::make_unique<MemoryTier>(tier.c_str(), spec, memoryOptions(cfg, spec), cfg.memory.fast_path,
-                                        shortestTln(cfg));
+    return std::make_unique<DramTier>(tier.c_str(), spec, memoryOptions(cfg, spec), cfg.memory.fast_path,
+                                      shortestTln(cfg));
 }
 
 } // namespace steprdu::hw::mem

@@ -3,9 +3,9 @@
 // node or a DRAM tier with the memory section's controller settings, on the fabric clock of clock_ghz.
 #include <memory>
 
-#include "hw/HwConfig.h"
-#include "hw/OffChipMemory.h"
-#include "hw/mem/MemorySystem.h"
+#include "hw/config/HwConfig.h"
+#include "hw/mem/OffChipMemory.h"
+#include "hw/mem/dram/MemorySystem.h"
 
 namespace steprdu::hw::mem {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "hw/MeshPath.h"
+#include "hw/arch/MeshPath.h"
 #include "util/Error.h"
 
 namespace steprdu::hw::pnr {

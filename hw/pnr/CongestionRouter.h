@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hw/ChipLayout.h"
-#include "hw/HwConfig.h"
+#include "hw/arch/ChipLayout.h"
+#include "hw/config/HwConfig.h"
 #include "hw/pnr/Netlist.h"
 
 namespace steprdu::hw::pnr {

@@ -4,7 +4,7 @@
 // stage PMUs just before its consumer, so that neighbours in the graph land near each other. Off-chip
 // operators and Sources then go to the AGCU that would deliver their data soonest (assignAgcus); folded
 // operators run on their producer's unit. The annealer (PlacementAnnealer) refines it.
-#include "hw/HwConfig.h"
+#include "hw/config/HwConfig.h"
 #include "hw/pnr/Lowering.h"
 #include "hw/pnr/Placement.h"
 #include "step_ops/Graph.h"

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "hw/ChipLayout.h"
-#include "hw/HwConfig.h"
+#include "hw/arch/ChipLayout.h"
+#include "hw/config/HwConfig.h"
 #include "step_ops/Graph.h"
 
 namespace steprdu::hw::pnr {

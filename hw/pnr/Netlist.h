@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "hw/HwConfig.h"
+#include "hw/config/HwConfig.h"
 #include "hw/pnr/Lowering.h"
 #include "hw/pnr/Placement.h"
 #include "step_ops/Graph.h"

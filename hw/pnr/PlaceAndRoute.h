@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hw/HwConfig.h"
+#include "hw/config/HwConfig.h"
 #include "hw/pnr/CongestionRouter.h"
 #include "hw/pnr/Lowering.h"
 #include "hw/pnr/Netlist.h"

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "hw/ChipLayout.h"
+#include "hw/arch/ChipLayout.h"
 
 namespace steprdu::hw::pnr {
 

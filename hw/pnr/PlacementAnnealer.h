@@ -12,8 +12,8 @@
 // touches. Deterministic for a given seed.
 #include <cstdint>
 
-#include "hw/ChipLayout.h"
-#include "hw/HwConfig.h"
+#include "hw/arch/ChipLayout.h"
+#include "hw/config/HwConfig.h"
 #include "hw/pnr/Netlist.h"
 
 namespace steprdu::hw::pnr {

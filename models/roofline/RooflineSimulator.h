@@ -7,12 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "models/roofline/HbmNode.h"
+#include "hw/mem/step_node/HbmNode.h"
 #include "step_ops/Graph.h"
 
 #include "util/Timeline.h"
 
 namespace steprdu::roofline {
+
+using hw::mem::HbmNode;
+using hw::mem::HbmParams;
+using hw::mem::HbmStats;
 
 struct RooflineOptions {
     std::int64_t pmuBytesPerCycle = 64; // on-chip memory-unit bandwidth (PMU_BW)

@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "hw/HwConfigLoader.h"
-#include "hw/MeshTraffic.h"
-#include "hw/RdnMesh.h"
+#include "hw/config/HwConfigLoader.h"
+#include "hw/fabric/RdnMesh.h"
+#include "testbenches/units/MeshTraffic.h"
 #include "util/ForkRun.h"
 
 using namespace steprdu;

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "hw/Stats.h"
+#include "hw/sim/Stats.h"
 
 using namespace steprdu::hw;
 

@@ -2,8 +2,8 @@
 // return a route's credit latency after the read, stop tokens that take no credit and never overtake data.
 #include <gtest/gtest.h>
 
-#include "hw/StreamRoute.h"
-#include "hw/TokenChannel.h"
+#include "hw/fabric/StreamRoute.h"
+#include "hw/fabric/TokenChannel.h"
 
 using namespace steprdu;
 using namespace steprdu::hw;

@@ -2,11 +2,11 @@
 // (hw/Pcu.h, hw/Pmu.h, hw/Agcu.h). Each bench elaborates SystemC, so each runs in a child process.
 #include <gtest/gtest.h>
 
-#include "hw/Agcu.h"
-#include "hw/HwConfigLoader.h"
-#include "hw/MemoryMap.h"
-#include "hw/Pmu.h"
-#include "hw/UnitBench.h"
+#include "hw/config/HwConfigLoader.h"
+#include "hw/mem/MemoryMap.h"
+#include "hw/units/Agcu.h"
+#include "hw/units/Pmu.h"
+#include "testbenches/units/UnitBench.h"
 #include "util/Error.h"
 #include "util/ForkRun.h"
 

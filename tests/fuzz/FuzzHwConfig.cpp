@@ -1,5 +1,5 @@
 // The YAML hardware-config loader on arbitrary bytes: it either loads a config or throws BadInput.
-#include "hw/HwConfigLoader.h"
+#include "hw/config/HwConfigLoader.h"
 #include "tests/fuzz/FuzzInput.h"
 #include "util/Error.h"
 

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "hw/ConfigSchema.h"
-#include "hw/HwConfigLoader.h"
+#include "hw/config/ConfigSchema.h"
+#include "hw/config/HwConfigLoader.h"
 #include "util/Error.h"
 
 using namespace steprdu;

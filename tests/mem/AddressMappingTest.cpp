@@ -1,7 +1,7 @@
 // Address mappings place the fields as their names say, least significant last in the name.
 #include <gtest/gtest.h>
 
-#include "hw/mem/AddressMapping.h"
+#include "hw/mem/dram/AddressMapping.h"
 #include "mem/MemTestUtil.h"
 #include "util/Error.h"
 

@@ -2,7 +2,7 @@
 // every preset's controller has none.
 #include <gtest/gtest.h>
 
-#include "hw/mem/DramChecker.h"
+#include "hw/mem/dram/DramChecker.h"
 #include "mem/MemTestUtil.h"
 #include "traces/MemTrace.h"
 

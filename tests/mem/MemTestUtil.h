@@ -3,7 +3,7 @@
 // addresses built field by field under the RoBaRaCoCh mapping.
 #include <cstdint>
 
-#include "hw/mem/MemTraceBench.h"
+#include "testbenches/units/MemTraceBench.h"
 #include "util/ForkRun.h"
 
 namespace steprdu::memtest {

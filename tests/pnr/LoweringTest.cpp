@@ -1,7 +1,7 @@
 // Lowering: virtual units sized by hand-derived rules, and the fit check's two policies.
 #include <gtest/gtest.h>
 
-#include "hw/HwConfigLoader.h"
+#include "hw/config/HwConfigLoader.h"
 #include "hw/pnr/Lowering.h"
 #include "step_ops/GraphBuilder.h"
 #include "testbenches/Runner.h"

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "hw/HwConfigLoader.h"
+#include "hw/config/HwConfigLoader.h"
 #include "hw/pnr/CongestionRouter.h"
 #include "hw/pnr/PlaceAndRoute.h"
 #include "testbenches/Runner.h"

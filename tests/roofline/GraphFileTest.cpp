@@ -4,7 +4,7 @@
 // reloaded graph runs to the same cycles.
 #include <gtest/gtest.h>
 
-#include "hw/HwConfigLoader.h"
+#include "hw/config/HwConfigLoader.h"
 #include "models/roofline/RooflineSimulator.h"
 #include "testbenches/Runner.h"
 #include "testbenches/Testbench.h"

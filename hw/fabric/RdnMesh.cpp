@@ -1,0 +1,305 @@
+#include "hw/fabric/RdnMesh.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "hw/arch/MeshPath.h"
+#include "hw/fabric/RdnSwitch.h"
+
+namespace steprdu::hw {
+
+namespace {
+const char* kDirNames[] = {"north", "east", "south", "west"};
+const int kDr[] = {-1, 0, 1, 0};
+const int kDc[] = {0, 1, 0, -1};
+} // namespace
+
+MeshOptions meshOptions(const HwConfig& cfg) {
+    MeshOptions o;
+    o.rows = cfg.chip.gridRows();
+    o.cols = cfg.chip.gridCols();
+    o.dieCols = cfg.chip.dies > 1 ? cfg.chip.die_tile_cols * cfg.chip.cols : 0;
+    o.flitBytes = cfg.rdn.flit_bytes;
+    o.switchLatency = cfg.rdn.switch_latency_cycles;
+    o.linkLatency = cfg.rdn.link_latency_cycles;
+    o.creditLatency = cfg.rdn.credit_latency_cycles;
+    o.bufferFlits = cfg.rdn.vc_buffer_flits;
+    o.d2dLatency = cfg.chip.d2d_latency_cycles;
+    o.controlHop = cfg.rdn.control_hop_cycles;
+    o.flitLevel = cfg.rdn.flit_level;
+    o.columnFirst = cfg.rdn.routing == "yx";
+    return o;
+}
+
+RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o) : sc_core::sc_module(name), o_(o) {
+    for (int r = 0; r < o_.rows; ++r)
+        for (int c = 0; c < o_.cols; ++c)
+            switches_.push_back(
+                std::make_unique<RdnSwitch>(fmt::format("sw_r{}c{}", r, c).c_str(), *this, switchAt(r, c)));
+    meshLinks_.assign(switches_.size() * kPorts, -1);
+    for (int r = 0; r < o_.rows; ++r)
+        for (int c = 0; c < o_.cols; ++c)
+            for (int d = 0; d < kPorts; ++d) {
+                int r2 = r + kDr[d], c2 = c + kDc[d];
+                if (r2 < 0 || r2 >= o_.rows || c2 < 0 || c2 >= o_.cols) continue;
+                Link l;
+                l.name = fmt::format("sw_r{}c{}.{}", r, c, kDirNames[d]);
+                l.arbiter = switchAt(r, c);
+                l.toSwitch = switchAt(r2, c2);
+                l.toPort = (d + 2) % kPorts; // arrives from the opposite side
+                l.betweenSwitches = true;
+                bool crossesDies = o_.dieCols > 0 && c / o_.dieCols != c2 / o_.dieCols;
+                l.latency = o_.linkLatency + (crossesDies ? o_.d2dLatency : 0);
+                l.buffer = o_.bufferFlits;
+                meshLinks_[switchAt(r, c) * kPorts + d] = static_cast<int>(links_.size());
+                addLink(std::move(l));
+            }
+}
+
+RdnMesh::~RdnMesh() = default;
+
+double RdnMesh::rateFor(int latency, int buffer, bool ejection) const {
+    // The flit-level mode tracks every slot one flit at a time, so the rate follows from the credits alone.
+    if (buffer <= 0 || ejection || o_.flitLevel) return 1.0;
+    // A slot is reused a credit round trip after its flit crossed: the flit's link and switch, the credit's
+    // return, and the cycle the sender takes to see it.
+    double rtt = latency + o_.switchLatency + o_.creditLatency + 1;
+    return std::max(1.0, rtt / buffer);
+}
+
+void RdnMesh::addLink(Link l) {
+    l.inv = rateFor(l.latency, l.buffer, l.toSwitch < 0);
+    if (l.buffer > 0) l.slot.assign(l.buffer, 0);
+    links_.push_back(std::move(l));
+}
+
+int RdnMesh::attach(int row, int col, const std::string& name) {
+    int sw = switchAt(row, col);
+    EndpointInfo e;
+    e.name = name;
+    e.sw = sw;
+    e.row = row;
+    e.col = col;
+    e.port = switches_[sw]->addInputPort();
+    int id = static_cast<int>(endpoints_.size());
+    Link in;
+    in.name = name + ".inject";
+    in.arbiter = sw;
+    in.toSwitch = sw;
+    in.toPort = e.port;
+    in.endpoint = id;
+    in.injection = true;
+    in.latency = 0; // the unit's port is the switch's input buffer
+    in.buffer = o_.bufferFlits;
+    e.injection = static_cast<int>(links_.size());
+    addLink(std::move(in));
+    Link out;
+    out.name = name + ".eject";
+    out.arbiter = sw;
+    out.endpoint = id;
+    out.latency = o_.linkLatency;
+    e.ejection = static_cast<int>(links_.size());
+    addLink(std::move(out));
+    endpoints_.push_back(e);
+    sourceQueue_.emplace_back();
+    return id;
+}
+
+// Dimension order: along the row (X) first, then along the column (Y); or the other way round.
+void RdnMesh::route(int fromSwitch, int toSwitch, bool columnFirst, std::vector<int>& links) const {
+    for (const MeshHop& h : meshPath(fromSwitch / o_.cols, fromSwitch % o_.cols, toSwitch / o_.cols,
+                                     toSwitch % o_.cols, columnFirst))
+        links.push_back(meshLinks_[switchAt(h.row, h.col) * kPorts + h.dir]);
+}
+
+int RdnMesh::addFlow(int src, const std::vector<int>& dsts, const std::vector<bool>& columnFirst) {
+    Flow f;
+    f.src = src;
+    f.dsts = dsts;
+    f.nodes.push_back({endpoints_.at(src).injection, {}, {}, {}});
+    for (std::size_t d = 0; d < dsts.size(); ++d) {
+        std::vector<int> path;
+        route(endpoints_[src].sw, endpoints_.at(dsts[d]).sw,
+              columnFirst.empty() ? o_.columnFirst : columnFirst[d], path);
+        path.push_back(endpoints_[dsts[d]].ejection);
+        int node = 0;
+        for (int link : path) {
+            int next = -1;
+            for (int c : f.nodes[node].children)
+                if (f.nodes[c].link == link) next = c;
+            if (next < 0) {
+                next = static_cast<int>(f.nodes.size());
+                f.nodes.push_back({link, {}, {}, {}});
+                f.nodes[node].children.push_back(next);
+                f.nodes[node].childLinks.push_back(link);
+            }
+            node = next;
+        }
+        f.nodes[node].dests.push_back(static_cast<int>(d));
+    }
+    int id = static_cast<int>(flows_.size());
+    flows_.push_back(std::move(f));
+    return id;
+}
+
+int RdnMesh::newVisit(Visit v) {
+    if (freeVisits_.empty()) {
+        visits_.push_back(std::move(v));
+        return static_cast<int>(visits_.size()) - 1;
+    }
+    int id = freeVisits_.back();
+    freeVisits_.pop_back();
+    visits_[id] = std::move(v);
+    return id;
+}
+
+void RdnMesh::freeVisit(int v) {
+    visits_[v].packet = -1;
+    freeVisits_.push_back(v);
+}
+
+void RdnMesh::freePacket(int p) {
+    packets_[p].flow = -1;
+    freePackets_.push_back(p);
+}
+
+int RdnMesh::open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t tag) {
+    const Flow& f = flows_.at(flow);
+    const int flits = static_cast<int>(std::max<std::int64_t>(1, (bytes + o_.flitBytes - 1) / o_.flitBytes));
+    int msg;
+    if (freeMessages_.empty()) {
+        msg = static_cast<int>(messages_.size());
+        messages_.emplace_back();
+    } else {
+        msg = freeMessages_.back();
+        freeMessages_.pop_back();
+    }
+    Message& m = messages_[msg];
+    std::size_t nd = f.dsts.size();
+    m.flow = flow;
+    m.bytes = bytes;
+    m.flits = flits;
+    m.sink = sink;
+    m.tag = tag;
+    m.parts = o_.flitLevel ? flits : 1;
+    m.got.assign(nd, 0);
+    m.head.assign(nd, kNever);
+    m.tail.assign(nd, 0);
+    m.open = static_cast<int>(nd);
+    return msg;
+}
+
+void RdnMesh::release(int msg, int part, Cycle at, Cycle tailReady) {
+    const Message& m = messages_[msg];
+    Packet p;
+    p.flow = m.flow;
+    p.message = msg;
+    p.flits = m.parts == 1 ? m.flits : 1;
+    p.part = part;
+    p.parts = m.parts;
+    p.bytes = m.parts == 1 ? m.bytes : std::min<std::int64_t>(o_.flitBytes, m.bytes - part * o_.flitBytes);
+    p.live = 1;
+    int pid;
+    if (freePackets_.empty()) {
+        pid = static_cast<int>(packets_.size());
+        packets_.push_back(p);
+    } else {
+        pid = freePackets_.back();
+        freePackets_.pop_back();
+        packets_[pid] = p;
+    }
+    Visit v;
+    v.packet = pid;
+    v.req = at;
+    v.tailReady = std::max(tailReady, at);
+    v.children = 1;
+    v.firstLink = flows_[m.flow].nodes[0].link;
+    switches_[endpoints_[flows_[m.flow].src].sw]->enqueue(-1, newVisit(std::move(v)));
+}
+
+void RdnMesh::send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink,
+                   std::uint64_t tag) {
+    const int msg = open(flow, bytes, sink, tag);
+    const int parts = messages_[msg].parts;
+    // One flit per cycle from the source; the last one no earlier than the tail is ready.
+    for (int i = 0; i < parts; ++i) {
+        Cycle first = parts == 1 ? at : std::max<Cycle>(at + i, tailReady - (parts - 1 - i));
+        release(msg, i, first, parts == 1 ? tailReady : first);
+    }
+}
+
+void RdnMesh::deliver(int packet, int dest, Cycle head, Cycle tail) {
+    const Packet p = packets_[packet];
+    flitsDelivered_ += p.flits;
+    Message& m = messages_[p.message];
+    // Callbacks may send (and so grow messages_): take what they need first.
+    PacketSink* sink = m.sink;
+    const std::uint64_t tag = m.tag;
+    const int parts = m.parts;
+    m.head[dest] = std::min(m.head[dest], head);
+    m.tail[dest] = std::max(m.tail[dest], tail);
+    const bool complete = ++m.got[dest] == parts;
+    const Cycle h = m.head[dest], t = m.tail[dest];
+    if (complete && --m.open == 0) freeMessages_.push_back(p.message);
+    if (sink->wantsParts())
+        sink->partDelivered(tag, dest, p.part, parts, p.bytes, head, tail);
+    else if (complete)
+        sink->delivered(tag, dest, h, t);
+}
+
+int RdnMesh::hops(int src, int dst) const {
+    const auto &a = endpoints_.at(src), &b = endpoints_.at(dst);
+    return std::abs(a.row - b.row) + std::abs(a.col - b.col) + 1;
+}
+
+Cycle RdnMesh::controlLatency(int src, int dst) const {
+    const auto &a = endpoints_.at(src), &b = endpoints_.at(dst);
+    bool crossesDies = o_.dieCols > 0 && a.col / o_.dieCols != b.col / o_.dieCols;
+    return static_cast<Cycle>(hops(src, dst)) * o_.controlHop + (crossesDies ? o_.d2dLatency : 0);
+}
+
+std::int64_t RdnMesh::linkBytes() const {
+    std::int64_t b = 0;
+    for (const auto& l : links_)
+        if (l.betweenSwitches) b += l.bytes;
+    return b;
+}
+
+void RdnMesh::reportStats(StatsRegistry& stats, const std::string& prefix, Cycle elapsed) const {
+    stats.add(prefix, "link_bytes", static_cast<double>(linkBytes()));
+    stats.add(prefix, "packet_hops", static_cast<double>(grants_));
+    for (std::size_t s = 0; s < switches_.size(); ++s) {
+        std::int64_t bytes = 0, busy = 0;
+        double maxUtil = 0;
+        for (int d = 0; d < kPorts; ++d) {
+            int l = meshLinks_[s * kPorts + d];
+            if (l < 0) continue;
+            bytes += links_[l].bytes;
+            busy += links_[l].busyCycles;
+            if (elapsed > 0) maxUtil = std::max(maxUtil, double(links_[l].busyCycles) / elapsed);
+        }
+        if (bytes == 0) continue;
+        std::string path = prefix + "." + switches_[s]->basename();
+        stats.add(path, "bytes_out", static_cast<double>(bytes));
+        stats.add(path, "link_busy_cycles", static_cast<double>(busy));
+        stats.add(path, "max_link_utilization", maxUtil);
+    }
+}
+
+std::vector<std::string> RdnMesh::blockedLinks() const {
+    std::vector<std::string> out;
+    for (const auto& l : links_)
+        if (l.held) out.push_back(fmt::format("link {} is held by a packet waiting downstream", l.name));
+    for (std::size_t s = 0; s < switches_.size(); ++s)
+        for (int v : switches_[s]->waitingVisits()) {
+            const auto& p = packets_[visits_[v].packet];
+            out.push_back(fmt::format("switch {} holds a {}-flit packet of flow {} waiting for a link",
+                                      switches_[s]->basename(), p.flits, p.flow));
+        }
+    return out;
+}
+
+} // namespace steprdu::hw

@@ -1,0 +1,195 @@
+#pragma once
+// The RDN vector fabric: a 2D mesh of RdnSwitch modules, one per unit site, with units and AGCUs attached
+// as endpoints. Streams become static flows (dimension-order routes; a multicast flow is the tree of its
+// routes) whose per-switch entries form the switches' routing tables.
+//
+// Packets are the events: a packet of F flits takes ceil(F x r) cycles on every link it crosses, where
+// r = max(1, RTT / B) is the credit-limited rate of a link whose downstream buffer holds B flits and whose
+// credit round trip is RTT = link + switch + credit + 1 cycles. Flow control is per hop and per flit, in
+// lumped form: each link keeps, per slot of its downstream buffer, the cycle the slot's credit is back, and
+// a packet may start when the slots its first flits need are free; a packet longer than the buffer holds the
+// link until it is granted at the next hop (wormhole). Output ports arbitrate round robin over input ports;
+// input buffers are FIFO. A packet's head crosses a switch in `switch` cycles and a link in `link` cycles, so
+// over H switches it arrives H x (switch + link) + F cycles after entering, with no contention. The
+// flit-level mode sends every flit as its own packet through the same switches.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "hw/config/HwConfig.h"
+#include "hw/sim/SimTime.h"
+#include "hw/sim/Stats.h"
+
+namespace steprdu::hw {
+
+class RdnSwitch;
+
+// Receives the deliveries of what was sent on its behalf (a stream's route).
+class PacketSink {
+  public:
+    virtual ~PacketSink() = default;
+    // What `tag` sent reached destination `dest` of its flow: its first flit at `head`, its last flit at
+    // `tail` (both may lie in the future of the calling cycle).
+    virtual void delivered(std::uint64_t tag, int dest, Cycle head, Cycle tail) = 0;
+    // A sink that forwards data as it arrives (a stage buffer) hears of each packet instead: part `part` of
+    // `parts` (one unless the flit-level mode split the send), `bytes` long.
+    virtual bool wantsParts() const { return false; }
+    virtual void partDelivered(std::uint64_t tag, int dest, int part, int parts, std::int64_t bytes,
+                               Cycle head, Cycle tail) {}
+};
+
+struct MeshOptions {
+    int rows = 1, cols = 1;
+    int dieCols = 0; // columns per die; a link between dies adds d2dLatency (0 = one die)
+    int flitBytes = 64;
+    int switchLatency = 1;
+    int linkLatency = 1;
+    int creditLatency = 1;
+    int bufferFlits = 4;
+    int d2dLatency = 0;
+    int controlHop = 1;
+    bool flitLevel = false;
+    bool columnFirst = false; // yx dimension order
+};
+
+// The mesh of a configuration: its whole grid, its RDN parameters.
+MeshOptions meshOptions(const HwConfig& cfg);
+
+class RdnMesh : public sc_core::sc_module {
+  public:
+    RdnMesh(sc_core::sc_module_name name, const MeshOptions& o);
+    ~RdnMesh() override;
+
+    // Attaches an endpoint (a unit or an AGCU) to the switch at (row, col); returns its id.
+    int attach(int row, int col, const std::string& name);
+    // A static flow from endpoint `src` to each endpoint of `dsts`; returns its id. `columnFirst`, if given,
+    // says per destination whether its route goes along the column first; otherwise the mesh's order.
+    int addFlow(int src, const std::vector<int>& dsts, const std::vector<bool>& columnFirst = {});
+    // Sends `bytes` on `flow`: the head may enter at `at` (>= now), the tail is ready no earlier than
+    // `tailReady`. The sink hears of each destination's arrival.
+    void send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag);
+    // The same in steps, for data forwarded as it arrives: open() a message of `bytes` and release() each of
+    // its parts() in order (one, unless the flit-level mode splits it into flits).
+    int open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t tag);
+    int parts(int message) const { return messages_[message].parts; }
+    void release(int message, int part, Cycle at, Cycle tailReady);
+
+    // Switches a packet crosses from `src` to `dst`.
+    int hops(int src, int dst) const;
+    // Cycles a control token (stop token, credit) takes from `src` to `dst` on the control fabric.
+    Cycle controlLatency(int src, int dst) const;
+    const MeshOptions& options() const { return o_; }
+    int numEndpoints() const { return static_cast<int>(endpoints_.size()); }
+
+    // Totals over every link between switches (not the unit ports).
+    std::int64_t linkBytes() const;
+    std::int64_t packetHops() const { return grants_; }
+    std::int64_t flitsDelivered() const { return flitsDelivered_; }
+    void reportStats(StatsRegistry& stats, const std::string& prefix, Cycle elapsed) const;
+    // One line per link that still holds or waits for a packet (deadlock reports).
+    std::vector<std::string> blockedLinks() const;
+
+  private:
+    friend class RdnSwitch;
+    static constexpr int kPorts = 4; // N, E, S, W; local ports follow
+
+    struct Link {
+        std::string name;
+        int arbiter = -1;  // the switch that arbitrates it (its source, or the endpoint's switch)
+        int toSwitch = -1; // -1: ejection into an endpoint
+        int toPort = -1;   // input port at toSwitch
+        int endpoint = -1; // injection: the sending endpoint; ejection: the receiving one
+        bool injection = false, betweenSwitches = false;
+        int latency = 1;
+        int buffer = 0;      // flits of the downstream buffer (0: unbounded)
+        double inv = 1;      // cycles per flit
+        Cycle busyUntil = 0; // when the link takes the next packet (unknown while held)
+        bool held = false;
+        std::int64_t flits = 0;  // flits sent so far: flit k uses slot k mod buffer
+        std::vector<Cycle> slot; // per downstream slot: when its credit is back (kNever = still occupied)
+        int rr = 0;              // round-robin pointer over input ports
+        int requests = 0;        // buffer heads that want this link now
+        int lockedTo = -1;       // flit-level mode: the input port whose packet owns it until its tail
+        std::int64_t busyCycles = 0, bytes = 0, packets = 0;
+    };
+    struct FlowNode {
+        int link = -1;
+        std::vector<int> children;
+        std::vector<int> childLinks; // the children's links, in the same order
+        std::vector<int> dests;      // an ejection node: indices into the flow's destinations
+    };
+    struct Flow {
+        int src = -1;
+        std::vector<int> dsts;
+        std::vector<FlowNode> nodes; // node 0 is the source's injection link
+    };
+    // What one send() carries; the flit-level mode splits it into one packet per flit.
+    struct Message {
+        int flow = -1, flits = 1;
+        std::int64_t bytes = 0;
+        PacketSink* sink = nullptr;
+        std::uint64_t tag = 0;
+        int parts = 1;
+        std::vector<int> got; // per destination: packets arrived
+        std::vector<Cycle> head, tail;
+        int open = 0; // destinations still waiting
+    };
+    struct Packet {
+        int flow = -1, flits = 0, message = -1;
+        int part = 0, parts = 1; // flit-level mode: this flit's place in its packet
+        std::int64_t bytes = 0;
+        int live = 0; // visits not yet finished
+    };
+    // A packet waiting in one input buffer (or at its source) for the links of its tree node's children.
+    struct Visit {
+        int packet = -1;
+        int node = -1;   // the tree node of the link it arrived on; -1 at the source
+        int inPort = -1; // input port at the switch; -1 at the source
+        Cycle req = 0;   // its head may leave
+        Cycle tailReady = 0;
+        std::int64_t k0 = 0; // its first flit's index on the arrival link
+        Cycle arrivalGrant = 0, arrivalTail = 0;
+        int granted = 0, children = 1;
+        int firstLink = -1;     // the link of its first branch (its only one, unless it is a multicast fork)
+        std::uint64_t done = 0; // a bit per child granted (a switch has far fewer than 64 outputs)
+        Cycle maxGrant = 0, maxTail = 0;
+        double maxInv = 1;
+    };
+
+    int linkBetween(int fromSwitch, int dir) const;
+    void addLink(Link l);
+    int newVisit(Visit v);
+    void freeVisit(int v);
+    void freePacket(int p);
+    void deliver(int packet, int dest, Cycle head, Cycle tail);
+    int switchAt(int row, int col) const { return row * o_.cols + col; }
+    void route(int fromSwitch, int toSwitch, bool columnFirst, std::vector<int>& links) const;
+    double rateFor(int latency, int buffer, bool ejection) const;
+
+    MeshOptions o_;
+    std::vector<std::unique_ptr<RdnSwitch>> switches_;
+    std::vector<Link> links_;
+    std::vector<int> meshLinks_; // per switch x 4 directions, -1 at the edge
+    struct EndpointInfo {
+        std::string name;
+        int sw = -1, port = -1, injection = -1, ejection = -1;
+        int row = 0, col = 0;
+    };
+    std::vector<EndpointInfo> endpoints_;
+    std::vector<Flow> flows_;
+    std::vector<std::deque<int>>
+        sourceQueue_; // per endpoint: visits waiting for its injection link, in order
+    std::vector<Message> messages_;
+    std::vector<int> freeMessages_;
+    std::vector<Packet> packets_;
+    std::vector<int> freePackets_;
+    std::vector<Visit> visits_;
+    std::vector<int> freeVisits_;
+    std::int64_t grants_ = 0, flitsDelivered_ = 0;
+};
+
+} // namespace steprdu::hw

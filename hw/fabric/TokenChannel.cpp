@@ -1,0 +1,140 @@
+#include "hw/fabric/TokenChannel.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "hw/fabric/StreamRoute.h"
+#include "util/Strings.h"
+#include "util/Timeline.h"
+
+namespace steprdu::hw {
+
+TokenChannel::TokenChannel(const std::string& label, std::int64_t capacity)
+    : sc_core::sc_prim_channel(sc_core::sc_gen_unique_name(identifier(label).c_str())), label_(label),
+      capacity_(capacity) {}
+
+void TokenChannel::account() {
+    Cycle t = now();
+    occupancyIntegral_ += static_cast<double>(occupancy_) * static_cast<double>(t - accountedTo_);
+    accountedTo_ = t;
+}
+
+double TokenChannel::meanOccupancy(Cycle elapsed) const {
+    double total =
+        occupancyIntegral_ + static_cast<double>(occupancy_) * static_cast<double>(elapsed - accountedTo_);
+    return elapsed > 0 ? total / static_cast<double>(elapsed) : 0.0;
+}
+
+void TokenChannel::returnCredits() {
+    while (!creditReturns_.empty() && creditReturns_.front() <= now()) {
+        creditReturns_.pop_front();
+        --used_;
+    }
+}
+
+bool TokenChannel::creditFree() {
+    returnCredits();
+    return capacity_ == 0 || used_ < capacity_;
+}
+
+void TokenChannel::takeCredit() {
+    waitForCredit();
+    ++used_;
+}
+
+void TokenChannel::waitForCredit() {
+    while (!creditFree()) {
+        producerWaiting_ = true;
+        // The consumer may be looking ahead for what follows the queued data: it is data.
+        if (lookaheadWaiting_) dataEvent_.notify(sc_core::SC_ZERO_TIME);
+        if (!creditReturns_.empty())
+            waitUntil(creditReturns_.front());
+        else
+            sc_core::wait(creditEvent_);
+        producerWaiting_ = false;
+    }
+}
+
+std::uint64_t TokenChannel::send(step::Token t, std::int64_t bytes, Cycle at) {
+    const bool data = t.isData();
+    if (data) {
+        account();
+        ++occupancy_;
+        maxOccupancy_ = std::max(maxOccupancy_, occupancy_);
+        if (auto* tl = Timeline::active()) tl->level("streams", label_, now(), 1);
+        dataBytes_ += bytes;
+    }
+    ++tokens_;
+    entries_.push_back({std::move(t), data, kNever, kNever});
+    std::uint64_t seq = nextSeq_++;
+    if (lookaheadWaiting_) dataEvent_.notify(sc_core::SC_ZERO_TIME);
+    route_->carry(*this, seq, data ? bytes : 0, data, at);
+    return seq;
+}
+
+void TokenChannel::arrived(std::uint64_t seq, Cycle arrival) {
+    std::size_t idx = seq - headSeq_;
+    entries_.at(idx).arrival = arrival;
+    // A token is visible once it has arrived and the one ahead of it is visible.
+    Cycle prev = idx == 0 ? lastVisible_ : entries_[idx - 1].visible;
+    if (prev == kNever) return;
+    for (std::size_t k = idx; k < entries_.size() && entries_[k].arrival != kNever; ++k) {
+        entries_[k].visible = std::max(entries_[k].arrival, prev);
+        prev = entries_[k].visible;
+    }
+    if (idx == 0) notifyAt(dataEvent_, entries_.front().visible);
+}
+
+bool TokenChannel::waitSent(int ahead) {
+    while (!available(ahead)) {
+        if (ahead > 0 && available(ahead - 1) && producerWaiting_) return false;
+        lookaheadWaiting_ = ahead > 0;
+        sc_core::wait(dataEvent_);
+        lookaheadWaiting_ = false;
+    }
+    return true;
+}
+
+void TokenChannel::waitHead() {
+    waitSent(0);
+    while (headVisible() > now()) {
+        Cycle v = headVisible();
+        if (v != kNever)
+            waitUntil(v);
+        else
+            sc_core::wait(dataEvent_);
+    }
+}
+
+step::Token TokenChannel::read() {
+    Entry e = std::move(entries_.front());
+    entries_.pop_front();
+    ++headSeq_;
+    lastVisible_ = e.visible;
+    if (e.data) {
+        account();
+        --occupancy_;
+        if (auto* tl = Timeline::active()) tl->level("streams", label_, now(), -1);
+        Cycle back = now() + route_->creditLatency(*this);
+        creditReturns_.push_back(back);
+        notifyAt(creditEvent_, back);
+    }
+    if (!entries_.empty() && entries_.front().visible != kNever)
+        notifyAt(dataEvent_, entries_.front().visible);
+    return std::move(e.token);
+}
+
+std::string TokenChannel::state() const {
+    std::string s = fmt::format(
+        "stream {}: {} data element(s) held of capacity {}, {} token(s) queued", label_, occupancy_,
+        capacity_ == 0 ? std::string("unbounded") : std::to_string(capacity_), entries_.size());
+    if (!entries_.empty())
+        s += entries_.front().visible == kNever
+                 ? ", head still in flight"
+                 : fmt::format(", head visible at cycle {}", entries_.front().visible);
+    if (producerWaiting_) s += ", producer waiting for a credit";
+    return s;
+}
+
+} // namespace steprdu::hw

@@ -1,0 +1,63 @@
+#include "hw/mem/StepNodeTier.h"
+
+#include <algorithm>
+
+#include "hw/sim/SimulationFailure.h"
+
+namespace steprdu::hw {
+
+namespace {
+mem::HbmParams params(const HbmConfig& c, bool stepCompat) {
+    mem::HbmParams p;
+    p.requestBytes = c.request_bytes;
+    p.channels = c.channels;
+    p.latency = c.latency_cycles;
+    p.initInterval = c.init_interval_cycles;
+    p.startup = c.startup_cycles;
+    p.startupEveryRequest = stepCompat;
+    p.triangularOffset = stepCompat;
+    return p;
+}
+} // namespace
+
+StepNodeTier::StepNodeTier(sc_core::sc_module_name name, const HbmConfig& cfg, bool stepCompat)
+    : sc_core::sc_module(name), cfg_(cfg), node_(params(cfg, stepCompat)) {
+    SC_METHOD(process);
+    sensitive << wake_;
+    dont_initialize();
+}
+
+void StepNodeTier::submit(int client, bool write, Cycle issue, const std::vector<ByteRange>& ranges,
+                          int burstBytes, int par, std::function<void(Cycle)> done) {
+    std::int64_t requests = 0;
+    for (const auto& r : ranges)
+        requests += (r.bytes + burstBytes - 1) / burstBytes;
+    requests_[write ? 1 : 0] += requests;
+    node_.submit(client, write, issue, requests, par, std::move(done));
+    Cycle next = node_.nextCycle();
+    if (next != kNever) notifyAt(wake_, next);
+}
+
+// Every client's packets for this cycle were submitted in earlier cycles (a packet becomes visible at least
+// one cycle after its issue), so the node may process the cycles up to now.
+void StepNodeTier::process() {
+    try {
+        while (node_.nextCycle() <= now())
+            node_.advanceTo(now());
+    } catch (...) {
+        failSimulation(std::current_exception());
+    }
+    Cycle next = node_.nextCycle();
+    if (next != kNever) notifyAt(wake_, next);
+}
+
+void StepNodeTier::reportStats(StatsRegistry& stats, Cycle elapsed) const {
+    const double moved = static_cast<double>(requests_[0] + requests_[1]) * cfg_.request_bytes;
+    stats.add(name(), "requests", static_cast<double>(node_.stats().requests));
+    stats.add(name(), "bytes_read", static_cast<double>(requests_[0]) * cfg_.request_bytes);
+    stats.add(name(), "bytes_written", static_cast<double>(requests_[1]) * cfg_.request_bytes);
+    stats.add(name(), "achieved_bytes_per_cycle", moved / static_cast<double>(std::max<Cycle>(1, elapsed)));
+    stats.add(name(), "peak_bytes_per_cycle", cfg_.peakBytesPerCycle());
+}
+
+} // namespace steprdu::hw

@@ -1,0 +1,334 @@
+#include "hw/mem/dram/DramController.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace steprdu::hw::mem {
+
+void ControllerStats::add(const ControllerStats& o) {
+    reads += o.reads;
+    writes += o.writes;
+    rowHits += o.rowHits;
+    rowMisses += o.rowMisses;
+    rowConflicts += o.rowConflicts;
+    refreshes += o.refreshes;
+    commands += o.commands;
+    readLatencySum += o.readLatencySum;
+    if (readLatencyHistogram.size() < o.readLatencyHistogram.size())
+        readLatencyHistogram.resize(o.readLatencyHistogram.size(), 0);
+    for (std::size_t l = 0; l < o.readLatencyHistogram.size(); ++l)
+        readLatencyHistogram[l] += o.readLatencyHistogram[l];
+    readQueueIntegral += o.readQueueIntegral;
+    writeQueueIntegral += o.writeQueueIntegral;
+}
+
+DramController::DramController(const DramSpec& spec, const ControllerOptions& o, int channel,
+                               TransactionSink& sink, DramChecker* checker)
+    : spec_(spec), o_(o), index_(channel), sink_(sink), checker_(checker), channel_(spec),
+      slots_(o.readQueue + o.writeQueue), banks_(spec.ranks * spec.banksPerRank()),
+      nextRefresh_(spec.ranks, spec.t.nREFI), refreshAt_(spec.t.nREFI), due_(spec.ranks, 0),
+      // As counts: above high x queue means above its floor, below low x queue below its ceiling.
+      writeHigh_(static_cast<int>(std::floor(o.writeHigh * o.writeQueue))),
+      writeLow_(static_cast<int>(std::ceil(o.writeLow * o.writeQueue))) {
+    for (int i = static_cast<int>(slots_.size()) - 1; i >= 0; --i)
+        freeSlots_.push_back(i);
+    extra_.reserve(banks_.size() + spec.ranks);
+    for (int b = 0; b < static_cast<int>(banks_.size()); ++b) {
+        Bank& bank = banks_[b];
+        bank.rank = b / spec.banksPerRank();
+        bank.group = (b / spec.banks) % spec.bankGroups;
+        bank.bank = b % spec.banks;
+        for (Candidate& c : bank.plan) {
+            c.bank = b;
+            c.rank = bank.rank;
+        }
+    }
+}
+
+namespace {
+// Input buffer order: by ready cycle, then submission.
+bool before(const Transaction& a, const Transaction& b) {
+    return a.ready < b.ready || (a.ready == b.ready && a.seq < b.seq);
+}
+} // namespace
+
+void DramController::InputBuffer::insert(const Transaction& x) {
+    if (empty() || before(back(), x)) {
+        v.push_back(x);
+        return;
+    }
+    // The rare one out of order walks back a few places.
+    auto it = v.end();
+    const auto first = v.begin() + static_cast<std::ptrdiff_t>(head);
+    while (it != first && before(x, *std::prev(it)))
+        --it;
+    v.insert(it, x);
+}
+
+void DramController::submit(const Transaction& x) {
+    // Only the buffer's front decides when the channel next has something to do.
+    if (backlog_.empty() || before(x, backlog_.front())) next_ = std::min(next_, std::max(now_, x.ready));
+    backlog_.insert(x);
+}
+
+std::int64_t DramController::nextEvent() const {
+    return idle() ? kNeverCycle : next_;
+}
+
+void DramController::account(std::int64_t t) {
+    if (t <= accounted_) return;
+    stats_.readQueueIntegral += count_[0] * (t - accounted_);
+    stats_.writeQueueIntegral += count_[1] * (t - accounted_);
+    accounted_ = t;
+}
+
+// An idle channel stops where it is; its refreshes are caught up when the next transaction comes. Between
+// the cycles at which a command may be ready (bound_, a lower bound kept up to date as transactions enter and
+// commands issue) the channel only admits transactions.
+void DramController::advanceTo(std::int64_t h) {
+    while (now_ < h && !idle()) {
+        if (hasRoomForNext() && backlog_.front().ready <= now_) bound_ = std::min(bound_, admit(now_));
+        if (bound_ <= now_) bound_ = decide(now_);
+        std::int64_t next = bound_;
+        if (hasRoomForNext()) next = std::min(next, std::max(now_ + 1, backlog_.front().ready));
+        next_ = next;
+        now_ = std::min(next, h);
+    }
+}
+
+DramController::Candidate* DramController::planOf(int b, int dir) {
+    using C = DramCommand;
+    Bank& bank = banks_[b];
+    const auto& waiting = bank.waiting[dir];
+    if (waiting.empty() || due_[bank.rank]) return nullptr;
+    Candidate& c = bank.plan[dir];
+    if (bank.planned[dir]) return &c;
+    c.slot = -1;
+    c.row = -1;
+    c.conflict = false;
+    const Transaction& oldest = slots_[waiting.front()];
+    const int open = channel_.openRow(b);
+    if (open >= 0) {
+        auto hit = std::find_if(waiting.begin(), waiting.end(), [&](int s) { return slots_[s].row == open; });
+        if (hit != waiting.end()) {
+            c.cmd = dir ? C::Wr : C::Rd;
+            c.slot = *hit;
+            c.row = open;
+            c.klass = 1;
+            c.seq = slots_[*hit].seq;
+        } else {
+            c.cmd = C::Pre;
+            c.klass = 2;
+            c.seq = oldest.seq;
+            c.conflict = true;
+        }
+    } else {
+        c.cmd = C::Act;
+        c.row = oldest.row;
+        c.klass = 2;
+        c.seq = oldest.seq;
+    }
+    c.at = channel_.earliest(c.cmd, b);
+    bank.planned[dir] = true;
+    return &c;
+}
+
+bool DramController::closing(int b, Candidate& c) const {
+    const Bank& bank = banks_[b];
+    const int open = channel_.openRow(b);
+    if (!bank.closeAfter || due_[bank.rank] || open < 0 || anyWants(b, open)) return false;
+    c = Candidate{};
+    c.bank = b;
+    c.rank = bank.rank;
+    c.cmd = DramCommand::Pre;
+    c.klass = 2;
+    c.at = channel_.earliest(DramCommand::Pre, b);
+    return true;
+}
+
+std::int64_t DramController::admit(std::int64_t t) {
+    std::int64_t bound = kNeverCycle;
+    bool admitted = false;
+    const int mode = writeMode_ ? 1 : 0;
+    while (!backlog_.empty() && backlog_.front().ready <= t) {
+        const int dir = backlog_.front().write ? 1 : 0;
+        if (count_[dir] >= (dir ? o_.writeQueue : o_.readQueue)) break; // the buffer waits in order
+        if (!admitted) account(t);
+        admitted = true;
+        const int slot = freeSlots_.back();
+        freeSlots_.pop_back();
+        Transaction& x = slots_[slot];
+        x = backlog_.front();
+        x.arrival = t;
+        backlog_.pop_front();
+        if (backlog_.empty()) sink_.inputDrained(index_);
+        Bank& bank = banks_[x.bank];
+        if (bank.waiting[dir].empty()) active_[dir].push_back(x.bank);
+        bank.waiting[dir].push_back(slot);
+        // A younger transaction changes the bank's plan only if it turns a conflict into a hit.
+        if (bank.planned[dir] && bank.plan[dir].cmd == DramCommand::Pre && x.row == channel_.openRow(x.bank))
+            bank.planned[dir] = false;
+        ++count_[dir];
+        ++queued_;
+        if (dir != mode) continue;
+        const Candidate* c = bank.planned[mode] && !due_[bank.rank] ? &bank.plan[mode] : planOf(x.bank, mode);
+        if (c) bound = std::min(bound, std::max(t, c->at));
+    }
+    // A transaction of the other direction may switch the mode, and with it the candidates.
+    if (admitted && wantsWriteMode() != writeMode_) bound = t;
+    return bound;
+}
+
+std::int64_t DramController::decide(std::int64_t t) {
+    using C = DramCommand;
+    writeMode_ = wantsWriteMode();
+    const int dir = writeMode_ ? 1 : 0;
+    const int perRank = spec_.banksPerRank();
+    const Candidate* best = nullptr;
+    std::int64_t next = kNeverCycle; // the earliest cycle of a candidate not ready now
+    int ready = 0;
+    // A candidate's cycle is a lower bound (commands only push cycles later): refreshed when it has come.
+    auto offer = [&](Candidate & c) __attribute__((always_inline)) {
+        if (c.at <= t) c.at = channel_.earliest(c.cmd, c.bank);
+        if (c.at > t) {
+            next = std::min(next, c.at);
+            return;
+        }
+        ++ready;
+        if (!best || c.klass < best->klass || (c.klass == best->klass && c.seq < best->seq)) best = &c;
+    };
+
+    extra_.clear(); // refresh and closed-row candidates; reserved, so pointers into it stay valid
+    // Until the first rank's refresh is due, no rank is (due_ is cleared as each REF issues).
+    const bool refreshDue = o_.refresh && t >= refreshAt_;
+    if (o_.refresh && !refreshDue) next = refreshAt_;
+    for (int r = 0; refreshDue && r < spec_.ranks; ++r) {
+        due_[r] = t >= nextRefresh_[r];
+        if (!due_[r]) {
+            next = std::min(next, nextRefresh_[r]); // then the rank's candidates change
+            continue;
+        }
+        Candidate c;
+        c.rank = r;
+        c.klass = 0;
+        c.seq = r;
+        if (channel_.openBanks(r) == 0) {
+            c.cmd = C::Ref;
+            c.bank = r * perRank;
+            c.at = t;
+            extra_.push_back(c);
+            continue;
+        }
+        for (int b = r * perRank; b < (r + 1) * perRank; ++b)
+            if (channel_.openRow(b) >= 0) {
+                c.cmd = C::Pre;
+                c.bank = b;
+                c.at = t;
+                extra_.push_back(c);
+            }
+    }
+    for (int b : closing_) {
+        Candidate c;
+        if (closing(b, c)) extra_.push_back(c);
+    }
+    for (auto& c : extra_)
+        offer(c);
+    for (int b : active_[dir]) {
+        Bank& bank = banks_[b];
+        if (due_[bank.rank]) continue; // its rank waits for a refresh
+        offer(bank.planned[dir] ? bank.plan[dir] : *planOf(b, dir));
+    }
+
+    if (!best) return next;
+    const int chosenBank = best->bank;
+    const bool refreshed = best->klass == 0;
+    issue(*best, t);
+    // The other candidates keep their cycles as lower bounds (the command may have pushed them later): the
+    // next decision comes no later than a command is ready, and one that comes early only looks again. A
+    // refresh's consequences, a change of direction or another ready command are looked at the next cycle.
+    if (refreshed || ready > 1 || wantsWriteMode() != writeMode_) return t + 1;
+    if (const Candidate* c = planOf(chosenBank, dir)) next = std::min(next, c->at);
+    if (o_.closedRow) {
+        Candidate close;
+        if (closing(chosenBank, close)) next = std::min(next, close.at);
+    }
+    return std::max(next, t + 1);
+}
+
+bool DramController::anyWants(int bank, int row) const {
+    for (int dir = 0; dir < 2; ++dir)
+        for (int s : banks_[bank].waiting[dir])
+            if (slots_[s].row == row) return true;
+    return false;
+}
+
+void DramController::unlist(int bank, int dir) {
+    auto& v = dir < 2 ? active_[dir] : closing_;
+    v.erase(std::find(v.begin(), v.end(), bank));
+}
+
+void DramController::issue(const Candidate& c, std::int64_t t) {
+    using C = DramCommand;
+    Bank& bank = banks_[c.bank];
+    if (c.cmd != C::Ref) bank.planned[0] = bank.planned[1] = false;
+    const int row = c.cmd == C::Act ? c.row : c.slot >= 0 ? slots_[c.slot].row : -1;
+    if (checker_) checker_->check(c.cmd, c.rank, bank.group, bank.bank, row, t);
+    channel_.issue(c.cmd, c.bank, row, t);
+    ++stats_.commands;
+    switch (c.cmd) {
+    case C::Act:
+        bank.firstAccess = true;
+        bank.opensConflict = bank.conflictPre;
+        bank.conflictPre = false;
+        break;
+    case C::Pre:
+        bank.conflictPre = c.conflict;
+        if (bank.closeAfter) {
+            bank.closeAfter = false;
+            unlist(c.bank, 2);
+        }
+        break;
+    case C::Ref:
+        nextRefresh_[c.rank] += spec_.t.nREFI;
+        due_[c.rank] = 0;
+        refreshAt_ = *std::min_element(nextRefresh_.begin(), nextRefresh_.end());
+        ++stats_.refreshes;
+        break;
+    case C::Rd:
+    case C::Wr: {
+        account(t);
+        const int dir = c.cmd == C::Wr ? 1 : 0;
+        const Transaction& x = slots_[c.slot]; // its slot is reused only by the next admission
+        auto& w = bank.waiting[dir];
+        w.erase(std::find(w.begin(), w.end(), c.slot));
+        if (w.empty()) unlist(c.bank, dir);
+        freeSlots_.push_back(c.slot);
+        --count_[dir];
+        --queued_;
+        if (!bank.firstAccess)
+            ++stats_.rowHits;
+        else
+            ++(bank.opensConflict ? stats_.rowConflicts : stats_.rowMisses);
+        bank.firstAccess = false;
+        const std::int64_t data = t + (dir ? spec_.t.nCWL : spec_.t.nCL) + spec_.t.nBL;
+        if (dir) {
+            ++stats_.writes;
+        } else {
+            ++stats_.reads;
+            const std::int64_t latency = data - x.arrival;
+            stats_.readLatencySum += latency;
+            if (latency >= static_cast<std::int64_t>(stats_.readLatencyHistogram.size()))
+                stats_.readLatencyHistogram.resize(latency + 1, 0);
+            ++stats_.readLatencyHistogram[latency];
+        }
+        if (o_.closedRow && !bank.closeAfter && !anyWants(c.bank, x.row)) {
+            bank.closeAfter = true;
+            closing_.push_back(c.bank);
+        }
+        sink_.transactionDone(index_, x, data);
+        break;
+    }
+    }
+}
+
+} // namespace steprdu::hw::mem

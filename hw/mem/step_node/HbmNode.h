@@ -1,0 +1,89 @@
+#pragma once
+// The published STeP simulator's HBM node (step-perf HBMContext): off-chip operators send 64-byte requests
+// in packets of `par_dispatch`; each cycle the front end accepts at most one visible packet per client and
+// spreads its requests over the channels; every channel accepts one request per init interval and answers
+// after start-up + latency cycles. A tile completes when its last response is back.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <vector>
+
+namespace steprdu::hw::mem {
+
+struct HbmParams {
+    int requestBytes = 64;
+    int channels = 32;
+    int latency = 2;
+    int initInterval = 2;
+    int startup = 14;
+    // step_compat quirks: start-up charged on every request (not only a channel's first) and the triangular
+    // channel offset (off += i for the i-th request of a cycle) instead of round robin.
+    bool startupEveryRequest = true;
+    bool triangularOffset = true;
+};
+
+struct HbmStats {
+    std::int64_t requests = 0;
+    std::int64_t tiles = 0;
+    std::int64_t lastDelivery = 0;
+};
+
+class HbmNode {
+  public:
+    static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+    using Completion = std::function<void(std::int64_t deliveredAt)>;
+
+    explicit HbmNode(const HbmParams& p);
+    // One tile of `requests` requests from `client`: packet g (of `par` requests) becomes visible to the
+    // front end at issueTime + g + 1 (one channel hop). `done` is called with the cycle at which the last
+    // response reaches the client.
+    void submit(int client, bool write, std::int64_t issueTime, std::int64_t requests, int par,
+                Completion done);
+    // Caps the requests `client` may have in flight; 0 = no cap, as in the published node. A request's slot
+    // frees `returnLatency` cycles after its delivery (the client's own round trip beyond the node); a capped
+    // client's packet waits at the front end.
+    void setWindow(int client, int requests, int returnLatency);
+    // The next cycle at which the front end has a packet to accept (kNever if none).
+    std::int64_t nextCycle() const;
+    // Processes front-end cycles up to and including `upTo`, but stops after a cycle in which a tile
+    // completed, so that its client can issue again before later cycles are processed.
+    void advanceTo(std::int64_t upTo);
+    const HbmStats& stats() const { return stats_; }
+
+  private:
+    struct Packet {
+        std::int64_t visible;
+        int count;
+        int tile;
+    };
+    struct Tile {
+        std::int64_t remaining = 0, lastDelivery = 0;
+        Completion done;
+    };
+    int channelFor(int requestInCycle);
+    void serve(int channel, std::int64_t arrive, int tile, int client, bool& completed);
+    // Frees the window slots of `client`'s requests whose responses are back by `cycle`.
+    void release(int client, std::int64_t cycle);
+    bool windowAllows(int client, int count) const;
+
+    struct Window {
+        int cap = 0, returnLatency = 0, outstanding = 0;
+        std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> back; // response cycles
+    };
+    std::vector<Window> windows_;
+
+    HbmParams p_;
+    std::vector<std::deque<Packet>> clients_; // readers (even ids) and writers (odd ids)
+    std::vector<int> active_;                 // clients with packets, ordered: readers, then writers
+    std::vector<std::int64_t> channelFree_;
+    std::vector<bool> channelStarted_;
+    std::vector<Tile> tiles_;
+    std::vector<int> freeTiles_;
+    std::int64_t cycle_ = 0;
+    int offset_ = 0, cycleOffset_ = 0;
+    HbmStats stats_;
+};
+
+} // namespace steprdu::hw::mem

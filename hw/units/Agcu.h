@@ -1,0 +1,61 @@
+#pragma once
+// Address generation and coalescing unit: runs the off-chip operators (and the host streams of Sources)
+// placed on it. For each tile an operator reads or writes it generates the tile's row addresses in the
+// tensor's row-major layout, coalesces them into burst-aligned bursts, and issues them to memory at up to
+// bursts_per_cycle (or the operator's par_dispatch) per cycle, at most max_outstanding in flight per AGCU.
+// Responses return out of order; a load's tile leaves, in tile order, once all its bursts are back. Each
+// operator may have tiles_in_flight tiles outstanding, so the next tile's requests overlap the last one's
+// wait. The TLN between AGCU and memory adds tln_latency_cycles each way. The memory map routes each tensor's
+// bursts to its tier (HBM or DDR).
+#include <vector>
+
+#include "hw/mem/MemoryMap.h"
+#include "hw/mem/OffChipMemory.h"
+#include "hw/units/Unit.h"
+#include "step_ops/Graph.h"
+
+namespace steprdu::hw {
+
+class Agcu : public Unit {
+  public:
+    // `tiers` by MemoryMap::Tier; nullptr for a tier the chip lacks.
+    Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index,
+         const std::vector<OffChipMemory*>& tiers, const step::Graph& graph, MemoryMap& map);
+
+    // The bursts that cover the tile `a` of tensor `t` (stored from byte `base`) as burst-aligned byte
+    // ranges: its contiguous segments rounded out to burst boundaries, merged where they touch. The tensor is
+    // row-major, or with `blockRows` > 0 tiled: blocks of blockRows x blockCols elements, each row-major and
+    // contiguous, the blocks in row-major order (partial blocks at the edges padded).
+    static std::vector<ByteRange> burstRanges(const step::TensorSpec& t, std::int64_t base,
+                                              const step::OffChipAccess& a, int burstBytes, int blockRows = 0,
+                                              int blockCols = 0);
+    static std::int64_t burstCount(const std::vector<ByteRange>& ranges, int burstBytes);
+
+    WorkDone perform(OperatorProcess& op, const step::Work& w) override;
+    void offChip(OperatorProcess& op, const step::OffChipAccess& a) override;
+    void drain(OperatorProcess& op) override;
+    void reportStats(StatsRegistry& stats, Cycle elapsed) const override;
+
+  private:
+    struct OpState {
+        OperatorProcess* op = nullptr;
+        int unanswered = 0;         // tiles whose last response has not been computed yet
+        std::vector<Cycle> returns; // when the known ones are back at the AGCU
+        sc_core::sc_event known;
+        // Tiles not yet back at cycle `t`.
+        int inFlight(Cycle t);
+        // Blocks until fewer than `limit` tiles are in flight.
+        void waitBelow(int limit);
+    };
+    OpState& state(OperatorProcess& op);
+
+    int index_;
+    std::vector<OffChipMemory*> tiers_;
+    const step::Graph& graph_;
+    MemoryMap& map_; // shared by every AGCU: tile_major layouts are fixed by a tensor's first access
+    std::vector<std::unique_ptr<OpState>> ops_;
+    int nextTicket_ = 0;
+    std::int64_t readBursts_ = 0, writeBursts_ = 0, bytes_ = 0;
+};
+
+} // namespace steprdu::hw

@@ -1,0 +1,98 @@
+#pragma once
+// One STeP operator running on the unit it is placed on: a SystemC module (named after the operator, under
+// its unit: chip.pcu_r3c7.gate) whose SC_THREAD runs the operator's unchanged stream semantics through this
+// OpIO. Reads and writes block on the TokenChannels; work is timed by the host unit; the time spent waiting
+// is counted by cause.
+#include <deque>
+#include <vector>
+
+#include <systemc>
+
+#include "hw/fabric/TokenChannel.h"
+#include "hw/units/Unit.h"
+#include "step_ops/Operator.h"
+#include "step_ops/TensorStore.h"
+
+namespace steprdu::hw {
+
+class OperatorProcess : public sc_core::sc_module, public step::OpIO {
+  public:
+    SC_HAS_PROCESS(OperatorProcess);
+    // `units`: physical units of the operator's virtual unit (PCUs of its compute group, PMUs of its
+    // buffer); `timingElemBytes`: bytes the fabric moves per f32 element (0 = native).
+    OperatorProcess(sc_core::sc_module_name name, const step::Operator& op, Unit& host, int units,
+                    step::TensorStore& store, bool functional, int timingElemBytes);
+
+    void addInput(TokenChannel* c) { in_.push_back(c); }
+    void addOutput(TokenChannel* c) { out_.push_back(c); }
+    const step::Operator& op() const { return op_; }
+    Unit& host() const { return host_; }
+    int units() const { return units_; }
+    // Bytes a token occupies on the fabric.
+    std::int64_t fabricBytes(const step::Token& t) const;
+    std::int64_t fabricBytes(std::int64_t nativeBytes) const;
+
+    // OpIO
+    using OpIO::peek;
+    const step::Token& peek(int in, int ahead) override;
+    step::Token pop(int in) override;
+    void push(int out, step::Token t) override;
+    void awaitCapacity(int out) override;
+    int firstAvailable(const std::vector<int>& ins) override;
+    void work(const step::Work& w) override;
+    void offChip(const step::OffChipAccess& a) override;
+    bool functional() const override { return functional_; }
+    step::TensorStore& memory() override { return store_; }
+
+    // For AGCUs: the next data token this operator sends waits for off-chip ticket `t`; once the unit
+    // calls ticketDone(t, at) it enters the fabric at `at`, and the tokens behind it follow in order.
+    void holdNextDataFor(int ticket) { heldTicket_ = ticket; }
+    void ticketDone(int ticket, Cycle at);
+    // Adds time the operator's thread spent blocked on memory (AGCU window, tiles in flight).
+    void addMemoryStall(Cycle c) { stallMemory_ += c; }
+
+    bool finished() const { return finished_ && outbox_.empty(); }
+    Cycle finishCycle() const { return finishCycle_; }
+    // What the operator's thread is blocked on and since which cycle; "" while it works.
+    std::string waitingFor() const {
+        return waiting_.empty() ? "" : waiting_ + " since cycle " + std::to_string(waitingSince_);
+    }
+    void reportStats(StatsRegistry& stats) const;
+
+  private:
+    struct Held {
+        TokenChannel* channel;
+        step::Token token;
+        std::int64_t bytes;
+        int ticket; // -1: waits only for the tokens ahead of it
+    };
+    void run();
+    void flush();
+
+    const step::Operator& op_;
+    Unit& host_;
+    int units_;
+    step::TensorStore& store_;
+    bool functional_;
+    int timingElemBytes_;
+    std::vector<TokenChannel*> in_, out_;
+    Cycle readyAt_ = 0; // the last work's result may enter the fabric
+    Cycle lastSend_ = 0;
+    int heldTicket_ = -1;
+    std::deque<Held> outbox_;
+    std::vector<std::pair<int, Cycle>> doneTickets_;
+    bool finished_ = false;
+    Cycle finishCycle_ = 0;
+    void waitFor(std::string what) {
+        waiting_ = std::move(what);
+        waitingSince_ = now();
+    }
+
+    std::string waiting_;
+    Cycle waitingSince_ = 0;
+    Cycle busy_ = 0, stallInput_ = 0, stallOutput_ = 0, stallMemory_ = 0;
+    std::int64_t elements_ = 0;
+    int track_ = -1; // its timeline track, once it has worked
+};
+
+} // namespace steprdu::hw
