@@ -8,19 +8,15 @@
 namespace steprdu::hw {
 
 Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph& g, const pnr::Placement& p,
-           step::TensorStore& store, const StreamSettings& s)
+           step::TensorStore& store, const pnr::LoweringOptions& s, bool functional)
     : sc_core::sc_module(name), cfg_(cfg), layout_(cfg.chip), map_(g, cfg) {
     layout_.validateUnitNames(cfg_);
-    tiers_.push_back(mem::makeTier(cfg_, "hbm"));
-    tiers_.push_back(mem::makeTier(cfg_, "ddr"));
-    std::vector<OffChipMemory*> tiers;
-    for (const auto& t : tiers_)
-        tiers.push_back(t.get());
+    tiers_ = mem::makeTiers(cfg_);
     if (cfg_.rdn.topology == "mesh") mesh_ = std::make_unique<RdnMesh>("rdn", meshOptions(cfg_));
     for (int r = 0; r < layout_.rows(); ++r)
         for (int c = 0; c < layout_.cols(); ++c) {
             UnitKind k = layout_.siteKind(r, c);
-            std::string n = ChipLayout::siteName(r, c, k);
+            std::string n = siteName(r, c, k);
             if (k == UnitKind::Pcu)
                 sites_.push_back(std::make_unique<Pcu>(n.c_str(), cfg_.forUnit(n)));
             else
@@ -28,36 +24,27 @@ Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph&
             if (mesh_) sites_.back()->setEndpoint(mesh_->attach(r, c, n));
         }
     for (const auto& a : layout_.agcus()) {
-        std::string n = ChipLayout::agcuName(a.index);
-        agcus_.push_back(std::make_unique<Agcu>(n.c_str(), cfg_.forUnit(n), a.index, tiers, g, map_));
+        std::string n = agcuName(a.index);
+        agcus_.push_back(std::make_unique<Agcu>(n.c_str(), cfg_.forUnit(n), a.index, tiers_, g, map_));
         if (mesh_) agcus_.back()->setEndpoint(mesh_->attach(a.row, a.col, n));
     }
     used_.assign(sites_.size(), false);
-    std::vector<bool> agcuUsed(agcus_.size(), false);
+    for (const auto& site : p.unitsUsed()) {
+        if (site.kind == UnitKind::Agcu) {
+            ++agcusUsed_;
+            continue;
+        }
+        used_[site.row * layout_.cols() + site.col] = true;
+        ++(site.kind == UnitKind::Pcu ? pcusUsed_ : pmusUsed_);
+    }
     for (int i = 0; i < g.numOps(); ++i) {
         const auto& op = g.op(i);
         const auto& place = p.ops.at(i);
         Unit& host = unitAt(place.host());
         ops_.push_back(makeChild<OperatorProcess>(host, identifier(op.name()).c_str(), op, host,
-                                                  static_cast<int>(place.units.size()), store, s.functional,
+                                                  static_cast<int>(place.units.size()), store, functional,
                                                   s.timingElemBytes));
-        if (place.folded) continue;
-        for (const auto& site : place.units) {
-            if (site.kind == UnitKind::Agcu) {
-                agcuUsed[site.agcu] = true;
-            } else if (!used_[site.row * layout_.cols() + site.col]) {
-                used_[site.row * layout_.cols() + site.col] = true;
-                ++(site.kind == UnitKind::Pcu ? pcusUsed_ : pmusUsed_);
-            }
-        }
     }
-    for (const auto& st : p.stages)
-        for (const auto& site : st.pmus)
-            if (!used_[site.row * layout_.cols() + site.col]) {
-                used_[site.row * layout_.cols() + site.col] = true;
-                ++pmusUsed_;
-            }
-    agcusUsed_ = static_cast<int>(std::count(agcuUsed.begin(), agcuUsed.end(), true));
     buildRoutes(g, p, s);
 }
 
@@ -74,7 +61,7 @@ int Chip::endpointOf(const pnr::Site& s) {
 
 // One route per producer output, or one per Broadcast for all its outputs (a multicast); a channel per
 // stream, bound to its producer's output and its consumer's input.
-void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const StreamSettings& s) {
+void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr::LoweringOptions& s) {
     const int n = g.numOps();
     std::vector<std::vector<TokenChannel*>> inputs(n);
     for (int i = 0; i < n; ++i)
@@ -128,13 +115,8 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const Stre
                     Pmu* pmu = static_cast<Pmu*>(&unitAt(stage->pmus.front()));
                     st->buffer = pmu;
                     st->units = static_cast<int>(stage->pmus.size());
-                    if (mesh_)
-                        st->out = std::make_unique<MeshSegment>(*mesh_, pmu->endpoint(),
-                                                                std::vector<int>{to.endpoint()},
-                                                                std::vector<bool>{routed(c, port, 1)});
-                    else
-                        st->out = std::make_unique<IdealSegment>(1, cfg_.rdn.flit_bytes,
-                                                                 cfg_.rdn.link_latency_cycles);
+                    st->out = makeSegment(mesh_.get(), cfg_.rdn, pmu->endpoint(), {to.endpoint()},
+                                          {routed(c, port, 1)});
                     fabricDsts.push_back(pmu->endpoint());
                     b.stage = std::move(st);
                 } else {
@@ -145,15 +127,9 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const Stre
             onFabric_.push_back(!b.local);
             route->addBranch(std::move(b));
             bool last = !multicast || k + 1 == outs;
-            if (last && !fabricDsts.empty()) {
-                if (mesh_)
-                    route->setFabric(
-                        std::make_unique<MeshSegment>(*mesh_, from.endpoint(), fabricDsts, columnFirst));
-                else
-                    route->setFabric(std::make_unique<IdealSegment>(static_cast<int>(fabricDsts.size()),
-                                                                    cfg_.rdn.flit_bytes,
-                                                                    cfg_.rdn.link_latency_cycles));
-            }
+            if (last && !fabricDsts.empty())
+                route->setFabric(
+                    makeSegment(mesh_.get(), cfg_.rdn, from.endpoint(), fabricDsts, columnFirst));
         }
     }
     for (int i = 0; i < n; ++i)
@@ -239,10 +215,7 @@ nlohmann::json Chip::summary(Cycle elapsed) const {
             {"onchip_link_bytes", link},
             {"simulated_off_chip_bytes", offchip},
             {"offchip_burst_bytes", bursts * cfg_.agcu.burst_bytes},
-            {"stall_cycles",
-             {{"input", st.sum("stall_input_cycles")},
-              {"output", st.sum("stall_output_cycles")},
-              {"memory", st.sum("stall_memory_cycles")}}},
+            {"stall_cycles", OperatorProcess::stallCycles(st)},
             {"busy_cycles", st.sum("busy_cycles")}};
 }
 

@@ -16,6 +16,7 @@
 #include "hw/fabric/RdnMesh.h"
 #include "hw/mem/MemoryMap.h"
 #include "hw/mem/OffChipMemory.h"
+#include "hw/pnr/Lowering.h"
 #include "hw/pnr/Placement.h"
 #include "hw/units/Agcu.h"
 #include "hw/units/OperatorProcess.h"
@@ -26,17 +27,10 @@
 
 namespace steprdu::hw {
 
-struct StreamSettings {
-    std::int64_t channelDepth = 2; // elements per stream; 0 = unbounded
-    std::map<std::string, std::int64_t> depthByProducer;
-    int timingElemBytes = 0; // bytes the fabric moves per f32 element (0 = native)
-    bool functional = false;
-};
-
 class Chip : public sc_core::sc_module {
   public:
     Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph& g, const pnr::Placement& p,
-         step::TensorStore& store, const StreamSettings& s);
+         step::TensorStore& store, const pnr::LoweringOptions& streams, bool functional);
     ~Chip() override;
 
     // Every operator returned and sent everything.
@@ -55,7 +49,7 @@ class Chip : public sc_core::sc_module {
   private:
     Unit& unitAt(const pnr::Site& s);
     int endpointOf(const pnr::Site& s);
-    void buildRoutes(const step::Graph& g, const pnr::Placement& p, const StreamSettings& s);
+    void buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr::LoweringOptions& s);
 
     HwConfig cfg_;
     ChipLayout layout_;

@@ -19,16 +19,11 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
     } active(o_.timeline);
     g.finalize();
     MemoryMap::check(cfg_);
-    pnr::LoweringOptions po;
-    po.timingElemBytes = o_.streams.timingElemBytes;
-    po.channelDepth = o_.streams.channelDepth;
-    po.depthByProducer = o_.streams.depthByProducer;
-    po.bindings = o_.bindings;
-    const pnr::PnrResult pnr = pnr::placeAndRoute(g, cfg_, po);
+    const pnr::PnrResult pnr = pnr::placeAndRoute(g, cfg_, o_.streams);
     const pnr::Placement& placement = pnr.placement;
     // SystemC objects live until the process ends: the kernel keeps references to them.
     static std::unique_ptr<Chip> chip;
-    chip = std::make_unique<Chip>("chip", cfg_, g, placement, store, o_.streams);
+    chip = std::make_unique<Chip>("chip", cfg_, g, placement, store, o_.streams, o_.functional);
 
     const auto start = std::chrono::steady_clock::now();
     auto wall = [&] {

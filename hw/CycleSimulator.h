@@ -17,8 +17,8 @@
 namespace steprdu::hw {
 
 struct CycleOptions {
-    StreamSettings streams;
-    step::Bindings bindings; // data-dependent sizes, for sizing stage buffers
+    pnr::LoweringOptions streams; // depths, element sizes and data-dependent sizes, for lowering and the chip
+    bool functional = false;      // operators compute real values
     std::int64_t maxCycles = 0;
     double maxWallSeconds = 0;
     // Stop with NoProgress when no token has moved on any stream for this many cycles (0: never).

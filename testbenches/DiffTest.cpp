@@ -104,9 +104,8 @@ std::string check(const RandomProgramPlan& plan, const DiffTestOptions& o, const
                 Workload w = workloadOf(buildRandomProgram(plan), o.channelDepth);
                 if (o.cycleFault) o.cycleFault(w.graph);
                 hw::CycleOptions co;
-                co.streams.channelDepth = w.channelDepth;
-                co.streams.functional = true;
-                co.bindings = w.bindings;
+                co.streams = loweringOptions(w);
+                co.functional = true;
                 co.watchdogCycles = kDefaultWatchdogCycles;
                 step::TensorStore store(w.graph, true);
                 auto res = hw::CycleSimulator(cfg, co).run(w.graph, store);

@@ -9,6 +9,8 @@
 
 #include "hw/CycleSimulator.h"
 #include "hw/config/HwConfigLoader.h"
+#include "hw/mem/StepNodeTier.h"
+#include "hw/pnr/Floorplan.h"
 #include "hw/pnr/PlaceAndRoute.h"
 #include "hw/sim/Stats.h"
 #include "step_ops/Metrics.h"
@@ -48,13 +50,7 @@ hw::pnr::LoweringOptions loweringOptions(const Workload& w) {
 roofline::RooflineOptions rooflineOptions(const hw::HwConfig& cfg, const Workload& w) {
     roofline::RooflineOptions o;
     o.pmuBytesPerCycle = cfg.pmu.bandwidth_bytes_per_cycle;
-    o.hbm.requestBytes = cfg.hbm.request_bytes;
-    o.hbm.channels = cfg.hbm.channels;
-    o.hbm.latency = cfg.hbm.latency_cycles;
-    o.hbm.initInterval = cfg.hbm.init_interval_cycles;
-    o.hbm.startup = cfg.hbm.startup_cycles;
-    o.hbm.startupEveryRequest = cfg.roofline.step_compat;
-    o.hbm.triangularOffset = cfg.roofline.step_compat;
+    o.hbm = hw::stepNodeParams(cfg);
     o.damCredits = cfg.roofline.step_compat;
     o.broadcastDefaultDepth = cfg.roofline.step_compat;
     o.reassembleArrivalOnly = cfg.roofline.step_compat;
@@ -92,11 +88,8 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, const Te
                         const Knobs& knobs, Workload& w, RunArtifacts* art) {
     return runInChild([&]() -> nlohmann::json {
         hw::CycleOptions o;
-        o.streams.channelDepth = w.channelDepth;
-        o.streams.depthByProducer = w.depthByProducer;
-        o.streams.timingElemBytes = w.timingElemBytes;
-        o.streams.functional = req.functional;
-        o.bindings = w.bindings;
+        o.streams = loweringOptions(w);
+        o.functional = req.functional;
         o.maxCycles = req.maxCycles;
         o.maxWallSeconds = req.maxWallSeconds;
         o.watchdogCycles = req.watchdogCycles;

@@ -6,11 +6,9 @@
 #include <vector>
 
 #include "hw/config/HwConfig.h"
+#include "hw/config/UnitName.h"
 
 namespace steprdu::hw {
-
-enum class UnitKind { Pcu, Pmu, Agcu };
-std::string kindName(UnitKind k); // "pcu", "pmu", "agcu"
 
 struct AgcuSite {
     int index = 0;
@@ -32,9 +30,7 @@ class ChipLayout {
     int numUnits(UnitKind k) const;
     const std::vector<AgcuSite>& agcus() const { return agcus_; }
 
-    static std::string siteName(int row, int col, UnitKind k); // "pcu_r3c7"
-    static std::string switchName(int row, int col);           // "sw_r3c7"
-    static std::string agcuName(int index);                    // "agcu5"
+    static std::string switchName(int row, int col); // "sw_r3c7"
     // Checks that every unit named in `cfg.units` exists on this grid with that kind; throws BadInput.
     void validateUnitNames(const HwConfig& cfg) const;
 

@@ -14,6 +14,7 @@
 
 #include "hw/config/ConfigSchema.h"
 #include "hw/config/EmbeddedPresets.h"
+#include "hw/config/UnitName.h"
 #include "util/Error.h"
 #include "util/Strings.h"
 
@@ -123,11 +124,9 @@ std::string unknownKey(const std::string& path, bool withBase) {
 // "pcu_r3c7" -> "pcu", "agcu5" -> "agcu"; the section whose keys a unit of that kind takes, or "" if the name
 // is not a unit name at all (then it is an ordinary unknown key).
 std::string unitSection(const std::string& unit, const std::string& where) {
-    static const std::regex site("^(pcu|pmu)_r[0-9]+c[0-9]+$"), agcu("^agcu[0-9]+$"),
-        anyUnit("^([a-z]+)(_r[0-9]+c[0-9]+|[0-9]+)$");
+    static const std::regex anyUnit("^([a-z]+)(_r[0-9]+c[0-9]+|[0-9]+)$");
+    if (const auto u = parseUnitName(unit)) return kindName(u->kind);
     std::smatch m;
-    if (std::regex_match(unit, m, site)) return m[1];
-    if (std::regex_match(unit, agcu)) return "agcu";
     if (std::regex_match(unit, m, anyUnit))
         throw BadInput(fmt::format(
             "{}: chip.{}: unknown unit kind '{}'; {}", where, unit, m[1].str(),

@@ -81,4 +81,14 @@ class IdealSegment : public FabricSegment {
     int next_ = 0;
 };
 
+// A leg from endpoint `src` to `dsts`: a flow over `mesh` (each destination along the column first where
+// `columnFirst` says so), or with no mesh (rdn.topology ideal) a dedicated link to each destination.
+inline std::unique_ptr<FabricSegment> makeSegment(RdnMesh* mesh, const RdnConfig& rdn, int src,
+                                                  const std::vector<int>& dsts,
+                                                  const std::vector<bool>& columnFirst) {
+    if (mesh) return std::make_unique<MeshSegment>(*mesh, src, dsts, columnFirst);
+    return std::make_unique<IdealSegment>(static_cast<int>(dsts.size()), rdn.flit_bytes,
+                                          rdn.link_latency_cycles);
+}
+
 } // namespace steprdu::hw

@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "hw/arch/ChipLayout.h"
 #include "hw/arch/MeshPath.h"
 #include "hw/fabric/RdnSwitch.h"
 
 namespace steprdu::hw {
 
 namespace {
-const char* kDirNames[] = {"north", "east", "south", "west"};
 const int kDr[] = {-1, 0, 1, 0};
 const int kDc[] = {0, 1, 0, -1};
 } // namespace
@@ -38,7 +38,7 @@ RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o) : sc_core::
     for (int r = 0; r < o_.rows; ++r)
         for (int c = 0; c < o_.cols; ++c)
             switches_.push_back(
-                std::make_unique<RdnSwitch>(fmt::format("sw_r{}c{}", r, c).c_str(), *this, switchAt(r, c)));
+                std::make_unique<RdnSwitch>(ChipLayout::switchName(r, c).c_str(), *this, switchAt(r, c)));
     meshLinks_.assign(switches_.size() * kPorts, -1);
     for (int r = 0; r < o_.rows; ++r)
         for (int c = 0; c < o_.cols; ++c)
@@ -46,7 +46,7 @@ RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o) : sc_core::
                 int r2 = r + kDr[d], c2 = c + kDc[d];
                 if (r2 < 0 || r2 >= o_.rows || c2 < 0 || c2 >= o_.cols) continue;
                 Link l;
-                l.name = fmt::format("sw_r{}c{}.{}", r, c, kDirNames[d]);
+                l.name = ChipLayout::switchName(r, c) + "." + directionName(d);
                 l.arbiter = switchAt(r, c);
                 l.toSwitch = switchAt(r2, c2);
                 l.toPort = (d + 2) % kPorts; // arrives from the opposite side

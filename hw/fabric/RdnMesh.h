@@ -20,6 +20,7 @@
 
 #include <systemc>
 
+#include "hw/arch/MeshPath.h"
 #include "hw/config/HwConfig.h"
 #include "hw/sim/SimTime.h"
 #include "hw/sim/Stats.h"
@@ -95,7 +96,7 @@ class RdnMesh : public sc_core::sc_module {
 
   private:
     friend class RdnSwitch;
-    static constexpr int kPorts = 4; // N, E, S, W; local ports follow
+    static constexpr int kPorts = kDirections; // a port per direction (MeshPath.h); local ports follow
 
     struct Link {
         std::string name;

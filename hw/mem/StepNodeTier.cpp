@@ -6,22 +6,21 @@
 
 namespace steprdu::hw {
 
-namespace {
-mem::HbmParams params(const HbmConfig& c, bool stepCompat) {
+mem::HbmParams stepNodeParams(const HwConfig& cfg) {
+    const HbmConfig& c = cfg.hbm;
     mem::HbmParams p;
     p.requestBytes = c.request_bytes;
     p.channels = c.channels;
     p.latency = c.latency_cycles;
     p.initInterval = c.init_interval_cycles;
     p.startup = c.startup_cycles;
-    p.startupEveryRequest = stepCompat;
-    p.triangularOffset = stepCompat;
+    p.startupEveryRequest = cfg.roofline.step_compat;
+    p.triangularOffset = cfg.roofline.step_compat;
     return p;
 }
-} // namespace
 
-StepNodeTier::StepNodeTier(sc_core::sc_module_name name, const HbmConfig& cfg, bool stepCompat)
-    : sc_core::sc_module(name), cfg_(cfg), node_(params(cfg, stepCompat)) {
+StepNodeTier::StepNodeTier(sc_core::sc_module_name name, const HwConfig& cfg)
+    : sc_core::sc_module(name), cfg_(cfg.hbm), node_(stepNodeParams(cfg)) {
     SC_METHOD(process);
     sensitive << wake_;
     dont_initialize();

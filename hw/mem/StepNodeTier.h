@@ -1,5 +1,5 @@
 #pragma once
-// Off-chip memory as the published STeP simulator models it (its HBM node, models/roofline/HbmNode.h),
+// Off-chip memory as the published STeP simulator models it (its HBM node, hw/mem/step_node/HbmNode.h),
 // as a SystemC module behind the AGCUs: requests spread over channels that each accept one per init
 // interval and answer after start-up + latency cycles. It does not model addresses: a tile's ranges only
 // count as requests. The AGCUs are its clients; each may be given a window of requests in flight.
@@ -13,10 +13,14 @@
 
 namespace steprdu::hw {
 
+// The node's parameters from the configuration's `hbm` section; `roofline.step_compat` turns on the
+// published simulator's quirks. The roofline backend's memory is built from the same.
+mem::HbmParams stepNodeParams(const HwConfig& cfg);
+
 class StepNodeTier : public sc_core::sc_module, public OffChipMemory {
   public:
     SC_HAS_PROCESS(StepNodeTier);
-    StepNodeTier(sc_core::sc_module_name name, const HbmConfig& cfg, bool stepCompat);
+    StepNodeTier(sc_core::sc_module_name name, const HwConfig& cfg);
 
     // The tile's requests (one per burst), `par` per cycle from cycle `issue` on.
     void submit(int client, bool write, Cycle issue, const std::vector<ByteRange>& ranges, int burstBytes,

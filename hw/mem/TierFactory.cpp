@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "hw/mem/DramTier.h"
+#include "hw/mem/MemoryMap.h"
 #include "hw/mem/StepNodeTier.h"
 #include "util/Error.h"
 
@@ -48,16 +49,23 @@ Cycle shortestTln(const HwConfig& cfg) {
     }
     return tln;
 }
-} // namespace
 
 std::unique_ptr<OffChipMemory> makeTier(const HwConfig& cfg, const std::string& tier) {
     const std::string& preset = tier == "hbm" ? cfg.memory.hbm : cfg.memory.ddr;
     if (preset == "none") return nullptr;
-    if (preset == "step_node")
-        return std::make_unique<StepNodeTier>("hbm", cfg.hbm, cfg.roofline.step_compat);
+    if (preset == "step_node") return std::make_unique<StepNodeTier>("hbm", cfg);
     DramSpec spec = tierSpec(cfg, tier);
     return std::make_unique<DramTier>(tier.c_str(), spec, memoryOptions(cfg, spec), cfg.memory.fast_path,
                                       shortestTln(cfg));
+}
+
+} // namespace
+
+std::vector<std::unique_ptr<OffChipMemory>> makeTiers(const HwConfig& cfg) {
+    std::vector<std::unique_ptr<OffChipMemory>> tiers;
+    for (int k = 0; k < MemoryMap::kTiers; ++k)
+        tiers.push_back(makeTier(cfg, MemoryMap::tierName(k)));
+    return tiers;
 }
 
 } // namespace steprdu::hw::mem

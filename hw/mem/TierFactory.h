@@ -2,6 +2,7 @@
 // Builds the off-chip tiers a configuration names (memory.hbm, memory.ddr): the published simulator's HBM
 // node or a DRAM tier with the memory section's controller settings, on the fabric clock of clock_ghz.
 #include <memory>
+#include <vector>
 
 #include "hw/config/HwConfig.h"
 #include "hw/mem/OffChipMemory.h"
@@ -13,7 +14,8 @@ namespace steprdu::hw::mem {
 DramSpec tierSpec(const HwConfig& cfg, const std::string& tier);
 // The controller settings of the memory section; throws BadInput on inconsistent watermarks.
 MemorySystemOptions memoryOptions(const HwConfig& cfg, const DramSpec& spec);
-// The tier `tier` ("hbm" or "ddr") as a module named after it, or nullptr for memory.ddr = none.
-std::unique_ptr<OffChipMemory> makeTier(const HwConfig& cfg, const std::string& tier);
+// Every tier, by MemoryMap::Tier, as modules named after them ("hbm", "ddr"); nullptr where the configuration
+// has none (memory.ddr = none).
+std::vector<std::unique_ptr<OffChipMemory>> makeTiers(const HwConfig& cfg);
 
 } // namespace steprdu::hw::mem

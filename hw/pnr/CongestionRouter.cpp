@@ -13,7 +13,7 @@ namespace steprdu::hw::pnr {
 
 namespace {
 
-constexpr int kDirs = 4; // N, E, S, W: RdnMesh's link order
+constexpr int kDirs = kDirections; // RdnMesh's link order
 
 struct Mesh {
     int rows, cols;
@@ -218,7 +218,6 @@ nlohmann::json Routing::report(const Netlist& nl) const {
     for (std::size_t l = 0; l < load.size(); ++l)
         if (load[l] > 1e-12) byLoad.push_back(static_cast<int>(l));
     std::stable_sort(byLoad.begin(), byLoad.end(), [&](int a, int b) { return load[a] > load[b]; });
-    const char* dirs[] = {"north", "east", "south", "west"};
     // The busiest links with the nets on them.
     nlohmann::json hot = nlohmann::json::array();
     for (std::size_t i = 0; i < std::min<std::size_t>(10, byLoad.size()); ++i) {
@@ -228,10 +227,10 @@ nlohmann::json Routing::report(const Netlist& nl) const {
             if (std::find(leg.links.begin(), leg.links.end(), l) != leg.links.end() &&
                 std::find(nets.begin(), nets.end(), nl.nets[leg.net].name) == nets.end())
                 nets.push_back(nl.nets[leg.net].name);
-        hot.push_back(
-            {{"link", fmt::format("{}.{}", ChipLayout::switchName(sw / cols, sw % cols), dirs[l % kDirs])},
-             {"load", load[l] / capacity},
-             {"nets", nets}});
+        hot.push_back({{"link", fmt::format("{}.{}", ChipLayout::switchName(sw / cols, sw % cols),
+                                            directionName(l % kDirs))},
+                       {"load", load[l] / capacity},
+                       {"nets", nets}});
     }
     return {{"legs", legs.size()},
             {"legs_column_first", columnFirst},

@@ -40,7 +40,7 @@ std::vector<Site> siteOrder(const ChipLayout& L, const ChipConfig& chip, UnitKin
 
 // The placed site an off-chip operator exchanges data with: its consumer's stage buffer or unit (through
 // folded operators), else its producer's unit; nullptr if neither is placed.
-const Site* peer(const step::Graph& g, const Placement& pl, int op) {
+const Site* peer(const step::Graph& g, const VirtualUnits& v, const Placement& pl, int op) {
     int cur = op;
     for (int guard = 0; guard < g.numOps(); ++guard) {
         if (g.op(cur).outputs().empty()) break;
@@ -49,11 +49,11 @@ const Site* peer(const step::Graph& g, const Placement& pl, int op) {
         auto [c, port] = consumers.front();
         if (const StagePlacement* s = pl.stage(c, port)) return &s->pmus.front();
         if (!pl.ops[c].units.empty()) return &pl.ops[c].host();
-        if (roleOf(g.op(c).kind()) != Role::Folded) break;
+        if (v.role[c] != Role::Folded) break;
         cur = c;
     }
     for (const auto& in : g.op(op).inputs()) {
-        int src = origin(g, in.op);
+        int src = v.origin[in.op];
         if (!pl.ops[src].units.empty()) return &pl.ops[src].host();
     }
     return nullptr;
@@ -83,7 +83,7 @@ Placement placeConstructive(const step::Graph& g, const HwConfig& cfg, const Vir
     };
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
-        switch (roleOf(op.kind())) {
+        switch (v.role[i]) {
         case Role::Agcu: // once its consumers are placed
             break;
         case Role::Pcu:
@@ -94,7 +94,7 @@ Placement placeConstructive(const step::Graph& g, const HwConfig& cfg, const Vir
             break;
         case Role::Pmu:
             if (op.kind() == "Streamify") { // reads the buffer its Bufferize filled, on that PMU
-                int src = origin(g, op.inputs()[0].op);
+                int src = v.origin[op.inputs()[0].op];
                 if (g.op(src).kind() == "Bufferize" && !pl.ops[src].units.empty()) {
                     pl.ops[i].units = pl.ops[src].units;
                     break;
@@ -109,26 +109,24 @@ Placement placeConstructive(const step::Graph& g, const HwConfig& cfg, const Vir
             break;
         }
     }
-    assignAgcus(g, cfg, bindings, pl);
+    assignAgcus(g, cfg, v, bindings, pl);
     // Folded operators run on their producer's unit (resolved last: a feedback edge may point forward).
     for (int i = 0; i < n; ++i) {
         if (!pl.ops[i].folded) continue;
-        int src = origin(g, i);
+        int src = v.origin[i];
         if (src == i || pl.ops[src].units.empty()) // nothing feeds it: a unit of its own
             pl.ops[i].units = take(pcuSites, nextPcu, 1);
         else
             pl.ops[i].units = {pl.ops[src].host()};
     }
-    pl.pcusUsed = static_cast<int>(nextPcu);
-    pl.pmusUsed = static_cast<int>(nextPmu);
     return pl;
 }
 
-void assignAgcus(const step::Graph& g, const HwConfig& cfg, const step::Bindings& bindings, Placement& pl) {
+void assignAgcus(const step::Graph& g, const HwConfig& cfg, const VirtualUnits& v,
+                 const step::Bindings& bindings, Placement& pl) {
     const ChipLayout L(cfg.chip);
     const int n = g.numOps();
     const int agcus = static_cast<int>(L.agcus().size());
-    std::vector<bool> agcuUsed(agcus, false);
     // Off-chip operators and Sources: the AGCU from which their data would arrive soonest. Each candidate is
     // scored by the cycles already booked on its port plus the operator's own (its off-chip bytes at the flit
     // width), the mean cycles booked on the links of its dimension-order route, and two cycles per hop;
@@ -142,8 +140,8 @@ void assignAgcus(const step::Graph& g, const HwConfig& cfg, const step::Bindings
         return links;
     };
     for (int i = 0; i < n; ++i) {
-        if (roleOf(g.op(i).kind()) != Role::Agcu) continue;
-        const Site* target = peer(g, pl, i);
+        if (v.role[i] != Role::Agcu) continue;
+        const Site* target = peer(g, v, pl, i);
         const double cycles =
             static_cast<double>(g.op(i).offChipBytes().eval(bindings).value_or(0)) / cfg.rdn.flit_bytes;
         int best = -1;
@@ -170,14 +168,12 @@ void assignAgcus(const step::Graph& g, const HwConfig& cfg, const step::Bindings
             for (const auto& l : route(L.agcus()[best].row, L.agcus()[best].col, target->row, target->col))
                 linkCycles[l] += cycles;
         portCycles[best] += cycles;
-        agcuUsed[best] = true;
         pl.ops[i].units = {{UnitKind::Agcu, L.agcus()[best].row, L.agcus()[best].col, best}};
     }
     // Folded operators on an off-chip operator's AGCU follow it.
     for (int i = 0; i < n; ++i)
-        if (pl.ops[i].folded && origin(g, i) != i && roleOf(g.op(origin(g, i)).kind()) == Role::Agcu)
-            pl.ops[i].units = {pl.ops[origin(g, i)].host()};
-    pl.agcusUsed = static_cast<int>(std::count(agcuUsed.begin(), agcuUsed.end(), true));
+        if (pl.ops[i].folded && v.origin[i] != i && v.role[v.origin[i]] == Role::Agcu)
+            pl.ops[i].units = {pl.ops[v.origin[i]].host()};
 }
 
 } // namespace steprdu::hw::pnr

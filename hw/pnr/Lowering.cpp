@@ -9,6 +9,9 @@
 
 namespace steprdu::hw::pnr {
 
+namespace {
+
+// The kind of hardware an operator kind runs on.
 Role roleOf(const std::string& k) {
     if (k == "LinearOffChipLoad" || k == "LinearOffChipStore" || k == "RandomOffChipLoad" ||
         k == "RandomOffChipStore" || k == "Source")
@@ -20,6 +23,7 @@ Role roleOf(const std::string& k) {
     return Role::Pcu;
 }
 
+// True if the operator's consumers read its results from a memory unit (loads, write_back_mu operators).
 bool writesMemory(const step::Operator& op) {
     if (op.kind() == "LinearOffChipLoad" || op.kind() == "RandomOffChipLoad") return true;
     const auto& a = op.args();
@@ -34,6 +38,8 @@ int origin(const step::Graph& g, int op) {
     }
     return op;
 }
+
+} // namespace
 
 int VirtualUnits::total(UnitKind k) const {
     int t = 0;
@@ -78,13 +84,14 @@ double elementBytes(const step::DataType& d, const LoweringOptions& o) {
     return 0;
 }
 
-} // namespace
-
+// Bytes a stream moves over the whole run, at the fabric's element size.
 double streamBytes(const step::Graph& g, step::StreamRef s, const LoweringOptions& o) {
     const auto& t = g.type(s);
     const double elements = static_cast<double>(t.shape.totalElements().eval(o.bindings).value_or(1));
     return elements * elementBytes(t.dtype, o);
 }
+
+} // namespace
 
 VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o) {
     const ChipLayout L(cfg.chip);
@@ -92,6 +99,13 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     const std::int64_t peak = cfg.pcu.peakFlopsPerCycle();
     const double capacity = static_cast<double>(cfg.pmu.capacity_bytes);
     VirtualUnits v;
+    for (int i = 0; i < n; ++i) {
+        v.role.push_back(roleOf(g.op(i).kind()));
+        v.origin.push_back(origin(g, i));
+        v.outputBytes.emplace_back();
+        for (int k = 0; k < static_cast<int>(g.op(i).outputs().size()); ++k)
+            v.outputBytes.back().push_back(streamBytes(g, {i, k}, o));
+    }
     v.pcus.assign(n, 0);
     v.pmus.assign(n, 0);
     v.stagePmus.resize(n);
@@ -100,7 +114,7 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
         offChip += static_cast<double>(op.offChipBytes().eval(o.bindings).value_or(0));
-        if (roleOf(op.kind()) == Role::Pcu) {
+        if (v.role[i] == Role::Pcu) {
             v.pcus[i] = static_cast<int>(std::max<std::int64_t>(1, (op.computeBw() + peak - 1) / peak));
             const double flops = static_cast<double>(op.flops().eval(o.bindings).value_or(0));
             runCycles = std::max(runCycles, flops / (double(v.pcus[i]) * double(peak)));
@@ -116,14 +130,14 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     };
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
-        const Role role = roleOf(op.kind());
+        const Role role = v.role[i];
         if (role == Role::Pmu && op.kind() != "Streamify") {
             // Bufferize holds its buffer twice (double-buffered); RepeatStatic and Expand one element.
             double bytes = 0, rate = 0;
             if (!op.outputs().empty()) {
                 const double element = elementBytes(g.type({i, 0}).dtype, o);
                 bytes = op.kind() == "Bufferize" ? 2 * element : element;
-                rate = streamBytes(g, {i, 0}, o) / v.runCycles;
+                rate = v.outputBytes[i][0] / v.runCycles;
             }
             v.pmus[i] = pmusFor(bytes, rate);
         }
@@ -131,14 +145,14 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
         v.stagePmus[i].assign(op.inputs().size(), 0);
         for (std::size_t p = 0; p < op.inputs().size(); ++p) {
             const auto in = op.inputs()[p];
-            if (!writesMemory(g.op(origin(g, in.op)))) continue;
+            if (!writesMemory(g.op(v.origin[in.op]))) continue;
             // The stream's depth in tiles, and its rate.
             const auto& producer = g.op(in.op);
             auto it = o.depthByProducer.find(producer.name());
             const std::int64_t depth = it != o.depthByProducer.end() ? it->second : o.channelDepth;
             const double element = elementBytes(g.type(in).dtype, o);
             v.stagePmus[i][p] = pmusFor(double(std::max<std::int64_t>(depth, 1)) * element,
-                                        streamBytes(g, in, o) / v.runCycles);
+                                        v.outputBytes[in.op][in.out] / v.runCycles);
         }
     }
 

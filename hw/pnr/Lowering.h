@@ -24,12 +24,6 @@
 namespace steprdu::hw::pnr {
 
 enum class Role { Agcu, Pcu, Pmu, Folded };
-// The kind of hardware an operator kind runs on.
-Role roleOf(const std::string& opKind);
-// True if the operator's consumers read its results from a memory unit (loads, write_back_mu operators).
-bool writesMemory(const step::Operator& op);
-// The operator whose hardware produced what reaches `op`'s input: folded operators pass data through.
-int origin(const step::Graph& g, int op);
 
 struct LoweringOptions {
     int timingElemBytes = 0;       // bytes the fabric moves per f32 element (0 = native)
@@ -38,16 +32,19 @@ struct LoweringOptions {
     step::Bindings bindings; // data-dependent sizes
 };
 
+// What lowering decides once for placement, the netlist and routing to read.
 struct VirtualUnits {
-    std::vector<int> pcus, pmus;             // per operator
+    std::vector<Role> role; // per operator: the hardware it runs on
+    // Per operator: the operator whose hardware produces what reaches its input (folded operators pass data
+    // through), itself for the others.
+    std::vector<int> origin;
+    std::vector<std::vector<double>> outputBytes; // per operator and output: bytes over the run
+    std::vector<int> pcus, pmus;                  // per operator
     std::vector<std::vector<int>> stagePmus; // per operator and input port: its stage buffer's PMUs (0: none)
     double runCycles = 1;                    // the rate model's lower bound T
     std::vector<std::string> shrunk;         // `shrink`: one line per operator it gave fewer PCUs
     int total(UnitKind k) const;
 };
-
-// Bytes a stream moves over the whole run, at the fabric's element size.
-double streamBytes(const step::Graph& g, step::StreamRef s, const LoweringOptions& o);
 
 VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o);
 

@@ -7,15 +7,14 @@
 
 namespace steprdu::hw::pnr {
 
-Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement& p, const VirtualUnits& v,
-                     const LoweringOptions& o) {
+Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement& p, const VirtualUnits& v) {
     Netlist nl;
     const int n = g.numOps();
     std::map<std::pair<int, int>, int> bySite; // (row, col) -> cell
     std::vector<int> agcuCell(n, -1);
     auto cellAt = [&](const Site& s, int op) {
         if (s.kind == UnitKind::Agcu) {
-            const int owner = origin(g, op);
+            const int owner = v.origin[op];
             if (agcuCell[owner] < 0) {
                 agcuCell[owner] = static_cast<int>(nl.cells.size());
                 nl.cells.push_back({s});
@@ -65,7 +64,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                 net.cells.push_back(nl.opCells[i].front());
                 net.name = fmt::format("{}[{}]", op.name(), k);
             }
-            const double rate = std::max(floor, streamBytes(g, {i, k}, o) / v.runCycles);
+            const double rate = std::max(floor, v.outputBytes[i][k] / v.runCycles);
             for (auto [c, port] : g.consumers({i, k})) {
                 const int stage = stageIndex(c, port);
                 const int host = nl.opCells[c].front();

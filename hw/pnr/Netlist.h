@@ -36,8 +36,7 @@ struct Netlist {
 };
 
 // The cells and nets of `p`; `p` itself is left unchanged.
-Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement& p, const VirtualUnits& v,
-                     const LoweringOptions& o);
+Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement& p, const VirtualUnits& v);
 // Writes the cells' sites back into the placement they were built from.
 void applyNetlist(const step::Graph& g, const Netlist& nl, Placement& p);
 

@@ -4,7 +4,7 @@
 // (PlacementAnnealer), and route every leg over the mesh by negotiated congestion (CongestionRouter). The
 // chip is elaborated from the result: the units' sites, and each leg's route. On the ideal network
 // (rdn.topology: ideal) every stream has a link of its own, so placement does not matter there and neither
-// annealing nor routing runs. The report is pnr.json; the floorplan is an SVG drawing of it.
+// annealing nor routing runs. The report is pnr.json; Floorplan.h draws it.
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,7 +26,5 @@ struct PnrResult {
 };
 
 PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o);
-// Units coloured by operator, AGCUs on the tile edges, routes drawn with widths by bandwidth.
-std::string floorplanSvg(const step::Graph& g, const HwConfig& cfg, const PnrResult& r);
 
 } // namespace steprdu::hw::pnr

@@ -44,12 +44,13 @@ struct LegKey {
 struct Placement {
     std::vector<OpPlacement> ops; // by operator index
     std::vector<StagePlacement> stages;
-    int pcusUsed = 0, pmusUsed = 0, agcusUsed = 0;
     // Routing: the legs that go along the column first (the rest go along the row first); without an
     // entry, the mesh's dimension order.
     std::map<LegKey, bool> columnFirst;
     // The stage of (consumer, port), or nullptr.
     const StagePlacement* stage(int consumer, int port) const;
+    // Every unit that hosts an operator or a stage buffer, once each.
+    std::vector<Site> unitsUsed() const;
 };
 
 } // namespace steprdu::hw::pnr

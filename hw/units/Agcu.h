@@ -18,18 +18,9 @@ namespace steprdu::hw {
 
 class Agcu : public Unit {
   public:
-    // `tiers` by MemoryMap::Tier; nullptr for a tier the chip lacks.
+    // `tiers` by MemoryMap::Tier (mem::makeTiers); nullptr for a tier the chip lacks.
     Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index,
-         const std::vector<OffChipMemory*>& tiers, const step::Graph& graph, MemoryMap& map);
-
-    // The bursts that cover the tile `a` of tensor `t` (stored from byte `base`) as burst-aligned byte
-    // ranges: its contiguous segments rounded out to burst boundaries, merged where they touch. The tensor is
-    // row-major, or with `blockRows` > 0 tiled: blocks of blockRows x blockCols elements, each row-major and
-    // contiguous, the blocks in row-major order (partial blocks at the edges padded).
-    static std::vector<ByteRange> burstRanges(const step::TensorSpec& t, std::int64_t base,
-                                              const step::OffChipAccess& a, int burstBytes, int blockRows = 0,
-                                              int blockCols = 0);
-    static std::int64_t burstCount(const std::vector<ByteRange>& ranges, int burstBytes);
+         const std::vector<std::unique_ptr<OffChipMemory>>& tiers, const step::Graph& graph, MemoryMap& map);
 
     WorkDone perform(OperatorProcess& op, const step::Work& w) override;
     void offChip(OperatorProcess& op, const step::OffChipAccess& a) override;

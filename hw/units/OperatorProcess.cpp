@@ -190,4 +190,10 @@ void OperatorProcess::reportStats(StatsRegistry& stats) const {
     stats.add(p, "units", units_);
 }
 
+nlohmann::json OperatorProcess::stallCycles(const StatsRegistry& stats) {
+    return {{"input", stats.sum("stall_input_cycles")},
+            {"output", stats.sum("stall_output_cycles")},
+            {"memory", stats.sum("stall_memory_cycles")}};
+}
+
 } // namespace steprdu::hw

@@ -6,6 +6,7 @@
 #include <deque>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <systemc>
 
 #include "hw/fabric/TokenChannel.h"
@@ -58,6 +59,8 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
         return waiting_.empty() ? "" : waiting_ + " since cycle " + std::to_string(waitingSince_);
     }
     void reportStats(StatsRegistry& stats) const;
+    // Stall cycles of the operators in `stats` by cause: {"input": .., "output": .., "memory": ..}.
+    static nlohmann::json stallCycles(const StatsRegistry& stats);
 
   private:
     struct Held {

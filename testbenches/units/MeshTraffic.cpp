@@ -153,8 +153,7 @@ nlohmann::json runMeshTraffic(const HwConfig& cfg, const TrafficOptions& opts) {
     // Zero-load latency: H x (switch + link) + F over the pattern's source/destination pairs.
     const int nodes = o.rows * o.cols;
     auto hopsOf = [&](int s, int d) {
-        int h = std::abs(s / o.cols - d / o.cols) + std::abs(s % o.cols - d % o.cols) + 1;
-        return h * (m.switchLatency + m.linkLatency) + o.packetFlits;
+        return mesh.hops(s, d) * (m.switchLatency + m.linkLatency) + o.packetFlits;
     };
     double zeroLoad = 0;
     int sources = 0;

@@ -81,11 +81,7 @@ std::vector<Token> tiles(std::int64_t count, std::int64_t rows, std::int64_t col
 nlohmann::json opStats(const OperatorProcess& op) {
     StatsRegistry s;
     op.reportStats(s);
-    return {{"busy_cycles", s.sum("busy_cycles")},
-            {"stall_cycles",
-             {{"input", s.sum("stall_input_cycles")},
-              {"output", s.sum("stall_output_cycles")},
-              {"memory", s.sum("stall_memory_cycles")}}}};
+    return {{"busy_cycles", s.sum("busy_cycles")}, {"stall_cycles", OperatorProcess::stallCycles(s)}};
 }
 
 } // namespace
@@ -199,13 +195,8 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     g.finalize();
     step::TensorStore store(g, false);
     MemoryMap map(g, cfg);
-    std::vector<std::unique_ptr<OffChipMemory>> tiers;
-    std::vector<OffChipMemory*> tierPtrs;
-    for (const char* t : {"hbm", "ddr"}) {
-        tiers.push_back(mem::makeTier(cfg, t));
-        tierPtrs.push_back(tiers.back().get());
-    }
-    Agcu agcu("agcu", cfg, 0, tierPtrs, g, map);
+    const auto tiers = mem::makeTiers(cfg);
+    Agcu agcu("agcu", cfg, 0, tiers, g, map);
     auto op = makeChild<OperatorProcess>(agcu, "load", g.op(g.findOp("load")), agcu, 1, store, false, 0);
     LocalStream out("out", cfg.rdn.local_hop_cycles);
     op->addOutput(&out.channel);
@@ -238,7 +229,7 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     j["bytes_per_cycle"] = cycles > 0 ? bytes / cycles : 0.0;
     j["round_trip_cycles"] = latency;
     j["window_bytes_per_cycle"] = double(cfg.agcu.max_outstanding) * cfg.agcu.burst_bytes / latency;
-    j["peak_offchip_bytes_per_cycle"] = tierPtrs[MemoryMap::Hbm]->peakBytesPerCycle();
+    j["peak_offchip_bytes_per_cycle"] = tiers[MemoryMap::Hbm]->peakBytesPerCycle();
     return j;
 }
 

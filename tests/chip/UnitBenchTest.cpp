@@ -4,6 +4,7 @@
 
 #include "hw/config/HwConfigLoader.h"
 #include "hw/mem/MemoryMap.h"
+#include "hw/mem/TensorLayout.h"
 #include "hw/units/Agcu.h"
 #include "hw/units/Pmu.h"
 #include "testbenches/units/UnitBench.h"
@@ -139,7 +140,7 @@ TEST(AgcuBursts, ARowMajorTileIssuesTheMinimalNumberOfBursts) {
         a.rows = rows;
         a.cols = cols;
         a.elemBytes = eb;
-        return Agcu::burstCount(Agcu::burstRanges(t, 0, a, 64), 64);
+        return mem::burstCount(mem::burstRanges(t, 0, a, 64), 64);
     };
     EXPECT_EQ(bursts(0, 16, 64, 2), 16 * 64 * 2 / 64); // whole rows: 2048 contiguous bytes
     EXPECT_EQ(bursts(3, 16, 64, 4), 16 * 64 * 4 / 64);
@@ -147,17 +148,17 @@ TEST(AgcuBursts, ARowMajorTileIssuesTheMinimalNumberOfBursts) {
     EXPECT_EQ(bursts(1, 16, 64, 2), 16 * 2); // 128 B per row at a 512 B pitch: 2 bursts per row
     EXPECT_EQ(bursts(0, 16, 24, 2), 16 * 1); // 48 B rows starting on a boundary: 1 burst each
     EXPECT_EQ(bursts(1, 16, 24, 2), 16 * 2); // rows at byte 48: each straddles a boundary
-    auto from32 = Agcu::burstRanges(t, 32, {0, 0, 1, 64, 2, 1, false}, 64); // 128 B from byte 32: 3 bursts
+    auto from32 = mem::burstRanges(t, 32, {0, 0, 1, 64, 2, 1, false}, 64); // 128 B from byte 32: 3 bursts
     ASSERT_EQ(from32.size(), 1u);
     EXPECT_EQ(from32[0].address, 0u);
     EXPECT_EQ(from32[0].bytes, 192);
     // 48 B rows at a 96 B pitch: bursts 0, 1-2, 3, 4-5 touch and merge into one range of 6 bursts.
     t.cols = 48;
-    auto merged = Agcu::burstRanges(t, 0, {0, 0, 4, 24, 2, 1, false}, 64);
+    auto merged = mem::burstRanges(t, 0, {0, 0, 4, 24, 2, 1, false}, 64);
     ASSERT_EQ(merged.size(), 1u);
     EXPECT_EQ(merged[0].bytes, 384);
     t.cols = 256;
-    auto apart = Agcu::burstRanges(t, 64, {0, 0, 3, 32, 2, 1, false}, 64); // 64 B rows at a 512 B pitch
+    auto apart = mem::burstRanges(t, 64, {0, 0, 3, 32, 2, 1, false}, 64); // 64 B rows at a 512 B pitch
     ASSERT_EQ(apart.size(), 3u);
     EXPECT_EQ(apart[1].address, 576u);
     EXPECT_EQ(apart[1].bytes, 64);
@@ -186,11 +187,11 @@ TEST(AgcuBursts, TileMajorLayoutFollowsTheFirstAccess) {
     EXPECT_EQ(map.block(wi, w, 64, 64), Block(256, 16));
     EXPECT_EQ(map.block(xi, x, 64, 16), Block(0, 0));  // 64 rows of 100
     EXPECT_EQ(map.block(xi, x, 100, 16), Block(0, 0)); // fixed at first
-    auto tile = Agcu::burstRanges(w, 0, {0, 3, 256, 16, 4, 1, false}, 64, 256, 16);
+    auto tile = mem::burstRanges(w, 0, {0, 3, 256, 16, 4, 1, false}, 64, 256, 16);
     ASSERT_EQ(tile.size(), 1u);
     EXPECT_EQ(tile[0].address, 3u * 256 * 16 * 4);
     EXPECT_EQ(tile[0].bytes, 16384);
-    EXPECT_EQ(Agcu::burstRanges(w, 0, {0, 3, 256, 16, 4, 1, false}, 64).size(), 256u);
+    EXPECT_EQ(mem::burstRanges(w, 0, {0, 3, 256, 16, 4, 1, false}, 64).size(), 256u);
     cfg.memory.layout = "tiled";
     MemoryMap pcu(g, cfg);
     EXPECT_EQ(pcu.block(wi, w, 256, 16), Block(cfg.pcu.rows, cfg.pcu.cols));
@@ -203,7 +204,7 @@ TEST(AgcuBursts, TiledLayoutReadsWholeBlocks) {
     step::TensorSpec t;
     t.rows = t.cols = 32;
     auto ranges = [&](std::int64_t tile, std::int64_t rows, std::int64_t cols) {
-        return Agcu::burstRanges(t, 4096, {0, tile, rows, cols, 4, 1, false}, 64, 16, 16);
+        return mem::burstRanges(t, 4096, {0, tile, rows, cols, 4, 1, false}, 64, 16, 16);
     };
     auto block = ranges(1, 16, 16); // rows 0-15, columns 16-31: block 1
     ASSERT_EQ(block.size(), 1u);
