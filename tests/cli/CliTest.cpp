@@ -43,6 +43,89 @@ TEST(CliErrors, UnknownKnobAndBadKnobValue) {
     EXPECT_NE(r.err.find("did you mean 'moe'"), std::string::npos) << r.err;
 }
 
+// An unknown backend, preset or command exits 2 naming the option, the valid names and the nearest one.
+TEST(CliErrors, UnknownBackendNamesTheBackendsAndTheNearest) {
+    auto r = run("run swiglu --backend cycel");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(
+        oneLine(r.err).find("--backend: expected roofline, interp or cycle, found 'cycel'; did you mean "
+                            "'cycle'?"),
+        std::string::npos)
+        << r.err;
+    r = run("sweep fig8 --backend interpp --out /nonexistent/sweep");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("did you mean 'interp'?"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, UnknownPresetThatIsNoFileNamesThePresetsAndTheNearest) {
+    for (const std::string cmd :
+         {"run swiglu", "pnr swiglu", "compare swiglu", "unit pcu matmul", "meshtraffic",
+          "difftest --count 1", "sweep fig8 --out /nonexistent/sweep"}) {
+        auto r = run(cmd + " --hw sn40");
+        EXPECT_EQ(r.code, 2) << cmd;
+        EXPECT_NE(
+            oneLine(r.err).find("--hw: expected a preset (sn40l, step_eval, step_validation, tiny) or a "
+                                "YAML file, found 'sn40'; did you mean 'sn40l'?"),
+            std::string::npos)
+            << cmd << ": " << r.err;
+    }
+    // Far from every preset: no suggestion, and a path that does not exist is named as found.
+    auto r = run("run swiglu --hw /nonexistent/chip.yaml");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("found '/nonexistent/chip.yaml'"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, UnknownCommandNamesTheCommandsAndTheNearest) {
+    auto r = run("rn swiglu");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("unknown command 'rn'; expected list, run, run-graph, analyze"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("sweep or collect, found 'rn'; did you mean 'run'?"), std::string::npos) << r.err;
+    r = run("colect dir");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("did you mean 'collect'?"), std::string::npos) << r.err;
+}
+
+// The usage text lists every command; each command's --help starts with its own lines of it.
+TEST(CliOutput, HelpListsEveryCommandAndEachCommandHasItsOwn) {
+    auto r = run("--help");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("usage:\n  steprdu list ", 0), 0u) << r.out;
+    EXPECT_EQ(run("").code, 2);
+    for (const std::string cmd :
+         {"list", "run", "run-graph", "analyze", "experiment", "bench", "unit", "meshtraffic", "memtrace",
+          "pnr", "compare", "difftest", "sweep", "collect"}) {
+        EXPECT_NE(r.out.find("\n  steprdu " + cmd + " "), std::string::npos) << cmd;
+        auto h = run(cmd + " --help");
+        EXPECT_EQ(h.code, 0) << cmd << ": " << h.err;
+        EXPECT_EQ(h.out.rfind("usage:\n  steprdu " + cmd + " ", 0), 0u) << h.out;
+        EXPECT_NE(h.out.find(" options:\n  -h [ --help ]"), std::string::npos) << h.out;
+    }
+}
+
+TEST(CliOutput, ListMarksTheDefaultPresetAndBackend) {
+    auto r = run("list");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string presets = r.out.substr(r.out.find("hardware presets (--hw):"));
+    EXPECT_NE(presets.find("\n  step_eval        (default) STeP paper"), std::string::npos) << presets;
+    EXPECT_EQ(presets.find("(default) "), presets.rfind("(default) ")) << "one default preset: " << presets;
+    EXPECT_NE(r.out.find("backends (--backend): roofline (default), interp, cycle"), std::string::npos);
+    r = run("list --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    int defaults = 0;
+    const auto list = nlohmann::json::parse(r.out);
+    for (const auto& p : list["hw_presets"]) {
+        EXPECT_TRUE(p["default"].is_boolean()) << p;
+        if (p["default"].get<bool>()) {
+            ++defaults;
+            EXPECT_EQ(p["name"], "step_eval");
+        }
+    }
+    EXPECT_EQ(defaults, 1);
+}
+
 TEST(CliErrors, MissingTraceFileNamesTheFile) {
     auto r = run("analyze moe trace=/nonexistent/routing.csv");
     EXPECT_EQ(r.code, 2);
