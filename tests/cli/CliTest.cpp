@@ -187,6 +187,57 @@ TEST(CliErrors, BadRoutingTracesNameFileAndLine) {
     std::filesystem::remove_all(dir);
 }
 
+// The binary carries its bundled traces: a copy outside the source and build trees runs the MoE and attention
+// defaults from its own directory, and their params name the bundled trace, not a path of the build machine.
+TEST(CliPortable, ACopiedBinaryRunsTheBundledTracesFromAnywhere) {
+    const auto dir = std::filesystem::temp_directory_path() / ("steprdu_copy_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto copy = dir / "steprdu";
+    std::filesystem::copy_file(STEPRDU_BINARY, copy);
+    {
+        // Nothing in the binary points at the shipped files.
+        std::ifstream in(copy, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        EXPECT_EQ(bytes.find(std::string(STEPRDU_SOURCE_DIR) + "/traces/synthetic"), std::string::npos);
+    }
+    for (const auto& [args, trace] :
+         {std::pair<std::string, std::string>{"run moe --json", "bundled:mixtral_b64_seed5.csv"},
+          {"run moe model=qwen --json", "bundled:qwen_b64_seed5.csv"},
+          {"run attention --backend roofline --json", "bundled:kv_b64_seed5.csv"}}) {
+        auto r = steprdu::test::runBinary("./steprdu", args, dir.string());
+        ASSERT_EQ(r.code, 0) << args << ": " << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j["params"]["trace"], trace) << args;
+        EXPECT_GT(j["cycles"].get<std::int64_t>(), 0) << args;
+        // The same run of the binary in the build tree gives the same cycles.
+        EXPECT_EQ(j["cycles"], nlohmann::json::parse(run(args).out)["cycles"]) << args;
+    }
+    // A bundled trace by name, and a user's file by path, still work.
+    auto r = steprdu::test::runBinary("./steprdu", "analyze attention trace=bundled:kv_b16_seed5.csv --json",
+                                      dir.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["params"]["batch"], 16);
+    {
+        std::ofstream kv(dir / "kv.csv");
+        kv << "request,kv_len\n";
+        for (int i = 0; i < 20; ++i)
+            kv << i << "," << 100 + 10 * i << "\n";
+    }
+    r = steprdu::test::runBinary("./steprdu", "analyze attention trace=kv.csv --json", dir.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["params"]["trace"], "kv.csv");
+    r = steprdu::test::runBinary("./steprdu", "analyze moe trace=bundled:mixtral_b64_seed6.csv",
+                                 dir.string());
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("bundled:mixtral_b64_seed6.csv: cannot open routing trace: unknown bundled "
+                                  "trace"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("did you mean 'mixtral_b64_seed5.csv'?"), std::string::npos) << r.err;
+    std::filesystem::remove_all(dir);
+}
+
 // Graph errors, asserted on the exception the CLI turns into exit code 2.
 using namespace steprdu;
 using namespace steprdu::step;
