@@ -1,6 +1,7 @@
 # Generates a C++ source holding the text of every DIR/*.EXT as {name, text} pairs, sorted by name.
 # Run as: cmake -DDIR=<dir> -DEXT=<ext> -DOUTPUT=<file.cpp> -DHEADER=<header> -DNAMESPACE=<ns>
-#               -DFUNCTION=<name> -DTYPE=<struct> -P EmbedFiles.cmake
+#               -DFUNCTION=<name> -DTYPE=<struct> [-DKEEP_EXT=ON] -P EmbedFiles.cmake
+# Names are file names without the extension, or with it under KEEP_EXT.
 # The header declares `const std::vector<TYPE>& FUNCTION();` in NAMESPACE, TYPE having {name, text} members.
 file(GLOB files ${DIR}/*.${EXT})
 list(SORT files)
@@ -10,6 +11,9 @@ foreach(path IN LISTS files)
   get_filename_component(name ${path} NAME_WE)
   if(NOT name MATCHES "^[a-z0-9_]+$")
     message(FATAL_ERROR "${path}: embedded file names use only a-z, 0-9 and _")
+  endif()
+  if(KEEP_EXT)
+    set(name "${name}.${EXT}")
   endif()
   file(READ ${path} text)
   string(FIND "${text}" ")${delim}\"" clash)

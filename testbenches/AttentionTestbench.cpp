@@ -146,7 +146,9 @@ std::vector<std::vector<int>> oneHot(const std::vector<int>& classes) {
 
 std::vector<Knob> AttentionTestbench::knobs() const {
     return {
-        {"trace", "", "KV-length CSV (request,kv_len); default: the bundled kv_b64_seed5.csv"},
+        {"trace", "",
+         "KV-length CSV (request,kv_len), or bundled:<name> for a bundled trace; default: "
+         "bundled:kv_b64_seed5.csv"},
         {"strategy", "dynamic",
          "coarse | interleaved | dynamic: how requests are split over the regions (coarse: blocks of 16; "
          "interleaved: round robin; dynamic: to the region that finished reading first)"},
@@ -175,8 +177,8 @@ Workload AttentionTestbench::build(const Knobs& k, bool functional) const {
     c.eb = k.integer("elem_bytes", 1, 8);
     c.seed = k.integer("seed", 0, 1LL << 40);
 
-    traces::KvLengths kv = traces::readKvLengths(
-        k.given("trace") ? k.str("trace") : traces::bundledTraceDir() + "/kv_b64_seed5.csv");
+    traces::KvLengths kv =
+        traces::readKvLengths(k.given("trace") ? k.str("trace") : traces::bundledTrace("kv_b64_seed5.csv"));
     if (k.given("batch")) kv = kv.prefix(static_cast<int>(k.integer("batch", 1, kv.batch())));
     c.len = kv.lengths;
     c.B = kv.batch();

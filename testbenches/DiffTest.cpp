@@ -193,9 +193,7 @@ std::string checkRandomProgram(const RandomProgramPlan& plan, const DiffTestOpti
 
 DiffTestReport runDiffTest(std::uint64_t seed, int count, const DiffTestOptions& o) {
     for (const auto& b : o.backends)
-        if (b != "interp" && b != "roofline" && b != "cycle")
-            throw BadInput("--backends: " +
-                           expectedFound("a list of interp, roofline and cycle", "'" + b + "'"));
+        checkBackend("--backends", b);
     const hw::HwConfig cfg = hardwareOf(o); // bad hardware is refused before any program runs
     DiffTestReport rep;
     for (int i = 0; i < count; ++i) {

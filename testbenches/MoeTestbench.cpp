@@ -43,8 +43,9 @@ std::vector<Knob> MoeTestbench::knobs() const {
         {"tile_n", "16", "rows per expert tile: an integer (static tiling, padded) or 'dynamic'"},
         {"tile_f", "64", "intermediate columns per weight tile"},
         {"trace", "",
-         "routing CSV (token,topk0..); default: the bundled synthetic trace of the model, or a "
-         "generated one when E/K differ from the model's"},
+         "routing CSV (token,topk0..), or bundled:<name> for a bundled trace; default: the model's "
+         "(bundled:mixtral_b64_seed5.csv, bundled:qwen_b64_seed5.csv), or a generated one when E/K "
+         "differ from the model's"},
         {"regions", "", "parallel expert regions (default: experts; fewer = time-multiplexing)"},
         {"compute_bw", "",
          "FLOPs/cycle per compute operator (default 4096 static, 6400 dynamic, 1024 "
@@ -81,7 +82,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
                                        expectedFound(fmt::format("top-{} routing (topk={})", K, K),
                                                      fmt::format("top-{}", routing.topK))));
     } else if (E == m.experts && K == m.topK) {
-        routing = traces::readExpertRouting(traces::bundledTraceDir() + "/" + model + "_b64_seed5.csv", E);
+        routing = traces::readExpertRouting(traces::bundledTrace(model + "_b64_seed5.csv"), E);
     } else {
         routing = traces::syntheticRouting(64, E, K, static_cast<unsigned long long>(seed), 0.5);
     }

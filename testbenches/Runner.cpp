@@ -1,5 +1,6 @@
 #include "testbenches/Runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -128,10 +129,22 @@ hw::HwConfig hardwareOf(const RunRequest& req) {
 
 } // namespace
 
+const std::vector<std::string>& backendNames() {
+    static const std::vector<std::string> names{"roofline", "interp", "cycle"};
+    return names;
+}
+
+void checkBackend(const std::string& where, const std::string& backend) {
+    const auto& names = backendNames();
+    if (std::find(names.begin(), names.end(), backend) != names.end()) return;
+    const auto near = nearestWord(backend, names);
+    throw BadInput(fmt::format("{}: {}{}", where,
+                               expectedFound("roofline, interp or cycle", "'" + backend + "'"),
+                               near ? "; did you mean '" + *near + "'?" : ""));
+}
+
 nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
-    if (req.backend != "interp" && req.backend != "roofline" && req.backend != "cycle")
-        throw BadInput(fmt::format("--backend: {}",
-                                   expectedFound("interp, roofline or cycle", "'" + req.backend + "'")));
+    checkBackend("--backend", req.backend);
     if (req.trace && req.backend == "interp")
         throw BadInput(
             "--trace: " +

@@ -18,6 +18,12 @@ namespace steprdu::tb {
 // Longer than any single tile's work on the presets (a 256^3 matmul tile on one PCU is 65,536 cycles).
 constexpr std::int64_t kDefaultWatchdogCycles = 10'000'000;
 
+// The backends, the default (roofline) first.
+const std::vector<std::string>& backendNames();
+// Throws BadInput "<where>: expected roofline, interp or cycle, found '<backend>'" (with the nearest name)
+// unless `backend` is one of backendNames().
+void checkBackend(const std::string& where, const std::string& backend);
+
 struct RunRequest {
     std::string testbench;
     std::vector<std::string> knobs;   // key=value

@@ -118,8 +118,7 @@ std::vector<SweepPoint> expandSweep(const std::string& spec, const std::string& 
         throw BadInput(fmt::format("{}: cannot open the sweep spec", spec));
     }
     if (!backend.empty()) {
-        if (backend != "interp" && backend != "roofline" && backend != "cycle")
-            throw BadInput("--backend: " + expectedFound("interp, roofline or cycle", "'" + backend + "'"));
+        checkBackend("--backend", backend);
         def.backend = backend;
     }
     if (!hw.empty()) def.hw = hw;
@@ -144,10 +143,7 @@ std::vector<SweepPoint> expandSweep(const std::string& spec, const std::string& 
                 const std::string v = withSharedDir(raw, sharedDir);
                 p.axes.emplace_back(axis, v);
                 if (axis == "backend") {
-                    if (v != "interp" && v != "roofline" && v != "cycle")
-                        throw BadInput(
-                            fmt::format("{}.sweep.backend: {}", where,
-                                        expectedFound("interp, roofline or cycle", "'" + v + "'")));
+                    checkBackend(where + ".sweep.backend", v);
                     r.backend = v;
                 } else if (axis == "hw") {
                     r.hw = v;

@@ -16,9 +16,11 @@ struct CliResult {
     std::string out, err;
 };
 
-inline CliResult runCli(const std::string& args) {
+// Runs `binary args`, in the directory `cwd` if given.
+inline CliResult runBinary(const std::string& binary, const std::string& args, const std::string& cwd = "") {
     auto errFile = std::filesystem::temp_directory_path() / ("steprdu_cli_err_" + std::to_string(::getpid()));
-    std::string cmd = std::string(STEPRDU_BINARY) + " " + args + " 2>" + errFile.string();
+    std::string cmd =
+        (cwd.empty() ? "" : "cd '" + cwd + "' && ") + binary + " " + args + " 2>" + errFile.string();
     FILE* p = popen(cmd.c_str(), "r");
     std::string out;
     std::array<char, 4096> buf{};
@@ -29,6 +31,10 @@ inline CliResult runCli(const std::string& args) {
     std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
     std::filesystem::remove(errFile);
     return {WEXITSTATUS(status), out, err};
+}
+
+inline CliResult runCli(const std::string& args) {
+    return runBinary(STEPRDU_BINARY, args);
 }
 
 } // namespace steprdu::test

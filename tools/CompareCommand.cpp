@@ -7,39 +7,27 @@
 #include "testbenches/Runner.h"
 #include "tools/Commands.h"
 #include "tools/Options.h"
-#include "util/Error.h"
 
 namespace po = boost::program_options;
 
 namespace steprdu::cli {
 
-int cmdCompare(const std::vector<std::string>& args) {
+int cmdCompare(const Args& args) {
     tb::RunRequest req;
-    bool json = false, help = false;
+    Flags f;
     po::options_description opts("compare options");
-    opts.add_options()("help,h", po::bool_switch(&help), "show this help")("json", po::bool_switch(&json),
-                                                                           "print one JSON object on stdout")(
-        "hw", po::value(&req.hw)->default_value("step_eval"), "hardware preset name or YAML file")(
-        "set", po::value(&req.sets)->composing(), "override a hardware key (repeatable)");
+    addFlags(opts, f, true, false);
+    addHardwareOptions(opts, req.hw, req.sets);
     std::vector<std::string> positional;
-    parseOptions("compare", args, opts, &positional);
-    if (help) {
-        std::cout
-            << "usage: steprdu compare <testbench> [knob=value ...] [--hw <preset|file.yaml>] [--set "
-               "key=value ...] [--json]\n\nRun the roofline and the cycle backend on the same graph, side "
-               "by side.\n\n"
-            << opts << "\n";
+    if (parseOrHelp("compare", args, opts, &positional, f,
+                    "Run the roofline and the cycle backend on the same graph, side by side."))
         return 0;
-    }
-    if (positional.empty())
-        throw BadInput("steprdu compare: " + expectedFound("a testbench name", "nothing"));
-    req.testbench = positional.front();
-    req.knobs.assign(positional.begin() + 1, positional.end());
+    takeTestbench("compare", positional, req);
     req.progress = [](std::int64_t cycle, double wall) {
         std::cerr << fmt::format("steprdu: cycle {} after {:.0f} s\n", cycle, wall);
     };
     const nlohmann::json j = tb::compareBackends(req);
-    if (json) {
+    if (f.json) {
         std::cout << j.dump(2) << "\n";
         return 0;
     }

@@ -59,10 +59,8 @@ void applySet(const std::string& assignment, hw::mem::DramSpec& spec, hw::HwConf
             ? hw::findConfigKey("memory." + key)
             : nullptr;
     if (!k) {
-        auto near = nearestWord(key, setKeys());
         throw BadInput(fmt::format("--set {}: unknown key{}; memtrace keys: {}", key,
-                                   near ? "; did you mean '" + *near + "'?" : "",
-                                   fmt::join(setKeys(), ", ")));
+                                   didYouMean(key, setKeys()), fmt::join(setKeys(), ", ")));
     }
     auto v = k->parse(text);
     if (!v) throw BadInput(fmt::format("--set {}: {}", key, expectedFound(k->expected(), "'" + text + "'")));
@@ -111,14 +109,16 @@ void printText(const nlohmann::json& r, const std::string& source) {
 
 } // namespace
 
-int cmdMemTrace(const std::vector<std::string>& args) {
+int cmdMemTrace(const Args& args) {
     std::string mem, pattern, save, bytes = "64MiB", requestBytes = "64", span = "1GiB";
     double writeFraction = -1;
     std::uint64_t seed = 1;
     std::vector<std::string> sets, positional;
-    bool json = false, help = false, completions = false;
+    bool completions = false;
+    Flags f;
     po::options_description opts("memtrace options");
-    opts.add_options()("help,h", po::bool_switch(&help), "show this help")(
+    addFlags(opts, f, true, false);
+    opts.add_options()(
         "mem", po::value(&mem),
         "memory preset: hbm2, hbm2e, ddr4, ddr5, or a hardware preset's HBM tier (sn40l, tiny)")(
         "generate", po::value(&pattern),
@@ -134,20 +134,13 @@ int cmdMemTrace(const std::vector<std::string>& args) {
         "its 'memory.' "
         "prefix: row_policy, read_queue, write_queue, write_high, write_low, refresh, fast_path, "
         "check_timing")("completions", po::bool_switch(&completions),
-                        "with --json: every request's completion cycle")("json", po::bool_switch(&json),
-                                                                         "print one JSON object on stdout");
-    parseOptions("memtrace", args, opts, &positional);
-    if (help) {
-        std::cout
-            << "usage: steprdu memtrace <trace.csv> --mem <preset> [--set key=value ...] [--json]\n"
-               "       steprdu memtrace --generate sequential|random|mixed --mem <preset> [--bytes N] ...\n"
-               "A DRAM tier alone, driven by a trace of `cycle,op,address,bytes` lines (cycles in DRAM "
-               "cycles;\n"
-               "0 = as soon as the controller accepts): simulated time, bandwidth, read latency, row hits.\n"
-               "docs/memory.md describes the format, the outputs and the presets.\n\n"
-            << opts << "\n";
+                        "with --json: every request's completion cycle");
+    if (parseOrHelp(
+            "memtrace", args, opts, &positional, f,
+            "A DRAM tier alone, driven by a trace of `cycle,op,address,bytes` lines (cycles in DRAM "
+            "cycles;\n0 = as soon as the controller accepts): simulated time, bandwidth, read latency, "
+            "row hits.\ndocs/memory.md describes the format, the outputs and the presets."))
         return 0;
-    }
     if (mem.empty())
         throw BadInput("steprdu memtrace: --mem: " +
                        expectedFound("a memory preset (" +
@@ -211,7 +204,7 @@ int cmdMemTrace(const std::vector<std::string>& args) {
     }
     nlohmann::json r = runInChild([&] { return hw::mem::runMemTrace(o, trace); });
     r["trace"] = trace.source;
-    if (json) {
+    if (f.json) {
         std::cout << r.dump(2) << "\n";
         return 0;
     }

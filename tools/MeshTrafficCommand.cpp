@@ -17,13 +17,14 @@ namespace po = boost::program_options;
 
 namespace steprdu::cli {
 
-int cmdMeshTraffic(const std::vector<std::string>& args) {
+int cmdMeshTraffic(const Args& args) {
     hw::TrafficOptions o;
-    std::string hwName = "step_eval", mesh = "8x8";
+    std::string hwName, mesh = "8x8";
     std::vector<std::string> sets;
-    bool json = false, help = false;
+    Flags f;
     po::options_description opts("meshtraffic options");
-    opts.add_options()("help,h", po::bool_switch(&help), "show this help")(
+    addFlags(opts, f, true, false);
+    opts.add_options()(
         "pattern", po::value(&o.pattern)->default_value("uniform"),
         "uniform | transpose (square meshes) | bitcomp (power-of-two nodes) | hotspot (10% to the centre)")(
         "rate", po::value(&o.rate)->default_value(0.1), "offered load, flits per node per cycle")(
@@ -34,20 +35,14 @@ int cmdMeshTraffic(const std::vector<std::string>& args) {
         "warmup", po::value(&o.warmup)->default_value(1000), "cycles before the window")(
         "seed", po::value(&o.seed)->default_value(1), "random seed (same seed, same numbers)")(
         "flit-level", po::bool_switch(&o.flitLevel),
-        "send every flit as its own packet (checks the packet model)")(
-        "hw", po::value(&hwName)->default_value("step_eval"),
-        "hardware preset or YAML file (its rdn section)")("set", po::value(&sets)->composing(),
-                                                          "override a hardware key (repeatable)")(
-        "json", po::bool_switch(&json), "print one JSON object on stdout");
-    parseOptions("meshtraffic", args, opts, nullptr);
-    if (help) {
-        std::cout
-            << "usage: steprdu meshtraffic --pattern P --rate R [options]\n"
-               "Synthetic traffic on the RDN mesh: offered and accepted throughput, mean and p99 latency,\n"
-               "zero-load latency.\n\n"
-            << opts << "\n";
+        "send every flit as its own packet (checks the packet model)");
+    addHardwareOptions(opts, hwName, sets, "override a hardware key (repeatable)",
+                       "hardware preset or YAML file (its rdn section)");
+    if (parseOrHelp(
+            "meshtraffic", args, opts, nullptr, f,
+            "Synthetic traffic on the RDN mesh: offered and accepted throughput, mean and p99 latency,\n"
+            "zero-load latency."))
         return 0;
-    }
     std::smatch m;
     static const std::regex dims("^([0-9]+)x([0-9]+)$");
     if (mesh == "chip") {
@@ -63,7 +58,7 @@ int cmdMeshTraffic(const std::vector<std::string>& args) {
         hw::applyOverride(cfg, s);
     if (o.rows) hw::checkTrafficOptions(o);
     nlohmann::json r = runInChild([&] { return hw::runMeshTraffic(cfg, o); });
-    if (json) {
+    if (f.json) {
         std::cout << r.dump(2) << "\n";
         return 0;
     }

@@ -1,9 +1,17 @@
 #include "tools/Options.h"
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
 
+#include "hw/config/HwConfigLoader.h"
+#include "tools/Commands.h"
 #include "util/Error.h"
+#include "util/Strings.h"
 
 namespace po = boost::program_options;
 
@@ -28,6 +36,79 @@ void parseOptions(const std::string& command, const std::vector<std::string>& ar
     else if (!words.empty())
         throw BadInput(
             fmt::format("steprdu {}: {}", command, expectedFound("only options", "'" + words.front() + "'")));
+}
+
+bool Flags::showProgress() const {
+    return !quiet && ::isatty(STDERR_FILENO);
+}
+
+void addFlags(po::options_description& opts, Flags& flags, bool withJson, bool withQuiet) {
+    opts.add_options()("help,h", po::bool_switch(&flags.help), "show this help");
+    if (withJson) opts.add_options()("json", po::bool_switch(&flags.json), "print one JSON object on stdout");
+    if (withQuiet)
+        opts.add_options()("quiet,q", po::bool_switch(&flags.quiet),
+                           "no progress on stderr (progress shows only on a terminal)");
+}
+
+void addHardwareOptions(po::options_description& opts, std::string& hw, std::vector<std::string>& sets,
+                        const char* setHelp, const char* hwHelp) {
+    opts.add_options()("hw", po::value(&hw)->default_value(kDefaultHw)->notifier(checkHwOption),
+                       hwHelp)("set", po::value(&sets)->composing(), setHelp);
+}
+
+void checkHwOption(const std::string& value) {
+    const auto presets = hw::presetNames();
+    if (std::find(presets.begin(), presets.end(), value) != presets.end()) return;
+    std::error_code ec; // a name the file system cannot take is no file either
+    if (std::filesystem::exists(value, ec)) return;
+    throw BadInput("--hw: " +
+                   expectedFound(fmt::format("a preset ({}) or a YAML file", fmt::join(presets, ", ")),
+                                 "'" + value + "'") +
+                   didYouMean(value, presets));
+}
+
+void takeTestbench(const std::string& command, const std::vector<std::string>& positional,
+                   tb::RunRequest& request) {
+    if (positional.empty())
+        throw BadInput(fmt::format("steprdu {}: {}", command, expectedFound("a testbench name", "nothing")));
+    request.testbench = positional.front();
+    request.knobs.assign(positional.begin() + 1, positional.end());
+}
+
+bool parseOrHelp(const std::string& command, const std::vector<std::string>& args,
+                 const po::options_description& opts, std::vector<std::string>* positional,
+                 const Flags& flags, const std::string& about) {
+    parseOptions(command, args, opts, positional);
+    if (!flags.help) return false;
+    std::cout << "usage:\n  steprdu " << findCommand(command).synopsis << "\n\n";
+    if (!about.empty()) std::cout << about << "\n\n";
+    std::cout << opts << "\n";
+    return true;
+}
+
+std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates) {
+    const auto near = nearestWord(word, candidates);
+    return near ? "; did you mean '" + *near + "'?" : "";
+}
+
+namespace {
+std::string& commandLineStore() {
+    static std::string s;
+    return s;
+}
+} // namespace
+
+void setCommandLine(int argc, char** argv) {
+    std::string& s = commandLineStore();
+    s.clear();
+    for (int i = 0; i < argc; ++i) {
+        const std::string w = argv[i];
+        s += (i ? " " : "") + (w.find_first_of(" \t'\"") == std::string::npos ? w : "'" + w + "'");
+    }
+}
+
+const std::string& commandLine() {
+    return commandLineStore();
 }
 
 std::string sharedDir(const std::string& given) {

@@ -9,36 +9,26 @@
 #include "testbenches/Runner.h"
 #include "tools/Commands.h"
 #include "tools/Options.h"
-#include "util/Error.h"
 
 namespace po = boost::program_options;
 
 namespace steprdu::cli {
 
-int cmdPnr(const std::vector<std::string>& args) {
+int cmdPnr(const Args& args) {
     tb::RunRequest req;
     std::string out;
-    bool json = false, help = false;
+    Flags f;
     po::options_description opts("pnr options");
-    opts.add_options()("help,h", po::bool_switch(&help), "show this help")("json", po::bool_switch(&json),
-                                                                           "print pnr.json on stdout")(
-        "hw", po::value(&req.hw)->default_value("step_eval"), "hardware preset name or YAML file")(
-        "set", po::value(&req.sets)->composing(),
-        "override a hardware key, e.g. --set pnr.seed=7 or --set pnr.on_overflow=shrink (repeatable)")(
-        "out", po::value(&out), "write pnr.json and floorplan.svg here");
+    addFlags(opts, f, true, false);
+    addHardwareOptions(
+        opts, req.hw, req.sets,
+        "override a hardware key, e.g. --set pnr.seed=7 or --set pnr.on_overflow=shrink (repeatable)");
+    opts.add_options()("out", po::value(&out), "write pnr.json and floorplan.svg here");
     std::vector<std::string> positional;
-    parseOptions("pnr", args, opts, &positional);
-    if (help) {
-        std::cout << "usage: steprdu pnr <testbench> [knob=value ...] [--hw <preset|file.yaml>] [--set "
-                     "key=value ...]"
-                     " [--out DIR] [--json]\n\nPlace and route the testbench's graph on the chip, without "
-                     "simulating it.\n\n"
-                  << opts << "\n";
+    if (parseOrHelp("pnr", args, opts, &positional, f,
+                    "Place and route the testbench's graph on the chip, without simulating it."))
         return 0;
-    }
-    if (positional.empty()) throw BadInput("steprdu pnr: " + expectedFound("a testbench name", "nothing"));
-    req.testbench = positional.front();
-    req.knobs.assign(positional.begin() + 1, positional.end());
+    takeTestbench("pnr", positional, req);
     std::string svg;
     const nlohmann::json j = tb::placeAndRouteTestbench(req, out.empty() ? nullptr : &svg);
     if (!out.empty()) {
@@ -46,7 +36,7 @@ int cmdPnr(const std::vector<std::string>& args) {
         std::ofstream(out + "/pnr.json") << j.dump(2) << "\n";
         std::ofstream(out + "/floorplan.svg") << svg;
     }
-    if (json) {
+    if (f.json) {
         std::cout << j.dump(2) << "\n";
         return 0;
     }

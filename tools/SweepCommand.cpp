@@ -28,24 +28,18 @@ std::string selfPath() {
     return std::string(buf, static_cast<std::size_t>(n));
 }
 
-std::string joined(const std::vector<std::string>& args) {
-    std::string s = "steprdu sweep";
-    for (const auto& a : args)
-        s += " " + a;
-    return s;
-}
-
 } // namespace
 
-int cmdSweep(const std::vector<std::string>& args) {
+int cmdSweep(const Args& args) {
     std::string out, emit, point, shared, backend, hw;
     std::vector<std::string> sets;
     int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     int perTask = 8;
-    bool help = false, quiet = false;
+    Flags f;
     po::options_description opts("sweep options");
-    opts.add_options()("help,h", po::bool_switch(&help), "show this help")(
-        "jobs,j", po::value(&jobs)->default_value(jobs), "local processes running points at once")(
+    addFlags(opts, f, false);
+    opts.add_options()("jobs,j", po::value(&jobs)->default_value(jobs),
+                       "local processes running points at once")(
         "out", po::value(&out), "sweep directory (default: sweep-<spec name>)")(
         "emit", po::value(&emit),
         "write a job file instead of running: parallel (GNU parallel) or slurm (array script)")(
@@ -55,28 +49,23 @@ int cmdSweep(const std::vector<std::string>& args) {
         "folder that {shared} in the spec stands for (default: $STEPRDU_SHARED, "
         "else ../shared)")("backend", po::value(&backend),
                            "replace the spec's default backend (interp, roofline, cycle)")(
-        "hw", po::value(&hw), "replace the spec's default hardware (preset name or YAML file)")(
+        "hw", po::value(&hw)->notifier(checkHwOption),
+        "replace the spec's default hardware (preset name or YAML file)")(
         "set", po::value(&sets)->composing(), "override a hardware key in every point (repeatable)")(
         "point", po::value(&point),
-        "run one point of the manifest in --out (what workers and job files run)")(
-        "quiet,q", po::bool_switch(&quiet), "no progress on stderr");
+        "run one point of the manifest in --out (what workers and job files run)");
     std::vector<std::string> positional;
-    parseOptions("sweep", args, opts, &positional);
-    if (help) {
-        std::cout
-            << "usage: steprdu sweep <spec.yaml|experiment> [-j N] [--out DIR] [--emit parallel|slurm]\n"
-               "       steprdu sweep --point ID --out DIR\n\n"
-               "Expand a sweep spec (configs/experiments/ format; axes may be knobs, hw.<key> or backend;\n"
-               "`expand: zip` pairs the axes' values instead of their grid) into DIR/manifest.jsonl, run\n"
-               "every point not yet done with N local processes into DIR/points/<id>/, and collect the\n"
-               "finished points into DIR/results.csv. Re-running skips finished points. docs/sweeps.md.\n\n"
-            << opts << "\n";
+    if (parseOrHelp(
+            "sweep", args, opts, &positional, f,
+            "Expand a sweep spec (configs/experiments/ format; axes may be knobs, hw.<key> or backend;\n"
+            "`expand: zip` pairs the axes' values instead of their grid) into DIR/manifest.jsonl, run\n"
+            "every point not yet done with N local processes into DIR/points/<id>/, and collect the\n"
+            "finished points into DIR/results.csv. Re-running skips finished points. docs/sweeps.md."))
         return 0;
-    }
     if (!point.empty()) {
         if (out.empty()) throw BadInput("sweep --point: " + expectedFound("--out DIR", "nothing"));
         for (const auto& p : tb::readManifest(out))
-            if (p.id == point) return tb::runSweepPoint(out, p, joined(args));
+            if (p.id == point) return tb::runSweepPoint(out, p, commandLine());
         throw BadInput(fmt::format("sweep --point: no point '{}' in {}", point, tb::manifestPath(out)));
     }
     if (positional.size() != 1)
@@ -107,7 +96,7 @@ int cmdSweep(const std::vector<std::string>& args) {
                                  out);
         return 0;
     }
-    const bool tty = !quiet && ::isatty(STDERR_FILENO);
+    const bool tty = f.showProgress();
     const int failed = tb::runSweep(out, jobs, self, [&](const tb::SweepProgress& p) {
         if (!tty) return;
         const int ran = p.done + p.failed;
@@ -137,18 +126,15 @@ int cmdSweep(const std::vector<std::string>& args) {
     return 0;
 }
 
-int cmdCollect(const std::vector<std::string>& args) {
-    bool help = false;
+int cmdCollect(const Args& args) {
+    Flags f;
     po::options_description opts("collect options");
-    opts.add_options()("help,h", po::bool_switch(&help), "show this help");
+    addFlags(opts, f, false, false);
     std::vector<std::string> positional;
-    parseOptions("collect", args, opts, &positional);
-    if (help) {
-        std::cout << "usage: steprdu collect DIR\n\nMerge every finished point of the sweep in DIR into "
-                     "DIR/results.csv and print its path.\n\n"
-                  << opts << "\n";
+    if (parseOrHelp(
+            "collect", args, opts, &positional, f,
+            "Merge every finished point of the sweep in DIR into DIR/results.csv and print its path."))
         return 0;
-    }
     if (positional.size() != 1)
         throw BadInput("steprdu collect: " +
                        expectedFound("one sweep directory", std::to_string(positional.size()) + " words"));

@@ -18,9 +18,8 @@ namespace steprdu::cli {
 
 namespace {
 
-const char* kUnitUsage =
-    R"(usage: steprdu unit <unit> <bench> [key=value ...] [--hw <preset|file>] [--set k=v ...] [--json]
-  pcu matmul  m= k= n= [count=1] [units=1]     [m,k] x [k,n] on the systolic array of `units` PCUs
+const char* kUnitBenches =
+    R"(  pcu matmul  m= k= n= [count=1] [units=1]     [m,k] x [k,n] on the systolic array of `units` PCUs
   pcu simd    fn=add|mul|silu|exp|rowsum rows= cols= [count=1] [units=1]   element-wise on the SIMD pipeline
   pmu stream  bytes= [stride=1] [count=1] [port=read|write]   one port streaming; stride in words
   agcu read   rows= cols= [tensor_rows=] [tensor_cols=] [elem_bytes=2] [tiles=1] [par=4]
@@ -84,20 +83,14 @@ void print(const std::string& title, const nlohmann::json& j) {
 
 } // namespace
 
-int cmdUnit(const std::vector<std::string>& args) {
-    std::string hw = "step_eval";
+int cmdUnit(const Args& args) {
+    std::string hw;
     std::vector<std::string> sets, positional;
-    bool json = false, help = false;
+    Flags f;
     po::options_description opts("unit options");
-    opts.add_options()("help,h", po::bool_switch(&help), "show this help")(
-        "hw", po::value(&hw)->default_value("step_eval"), "hardware preset name or YAML file")(
-        "set", po::value(&sets)->composing(), "override a hardware key (repeatable)")(
-        "json", po::bool_switch(&json), "print one JSON object on stdout");
-    parseOptions("unit", args, opts, &positional);
-    if (help) {
-        std::cout << kUnitUsage << "\n\n" << opts << "\n";
-        return 0;
-    }
+    addFlags(opts, f, true, false);
+    addHardwareOptions(opts, hw, sets, "override a hardware key (repeatable)");
+    if (parseOrHelp("unit", args, opts, &positional, f, kUnitBenches)) return 0;
     if (positional.size() < 2)
         throw BadInput("steprdu unit: " +
                        expectedFound("a unit and a bench (pcu matmul, pcu simd, pmu stream, agcu read)",
@@ -150,7 +143,7 @@ int cmdUnit(const std::vector<std::string>& args) {
         b.parDispatch = static_cast<int>(k.integer("par", 1, 1024));
         return hw::runAgcuBench(cfg, b);
     });
-    if (json) {
+    if (f.json) {
         std::cout << nlohmann::json{{"unit", spec->unit},
                                     {"bench", spec->bench},
                                     {"hw", cfg.name},

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "traces/EmbeddedTraces.h"
 #include "traces/SyntheticTraces.h"
 #include "util/Error.h"
 #include "util/Strings.h"
@@ -18,16 +19,35 @@ KvLengths bundledKv(int batch) {
     return syntheticKvLengths(batch, kSeed, 1500, 1000, 64, 4096);
 }
 
-} // namespace
-
-std::string bundledTraceDir() {
-    return STEPRDU_BUNDLED_TRACE_DIR;
+[[noreturn]] void unknownBundledTrace(const std::string& name) {
+    auto near = nearestWord(name, bundledTraceNames());
+    throw BadInput(fmt::format(
+        "unknown bundled trace; {}{}",
+        expectedFound(fmt::format("one of {}", fmt::join(bundledTraceNames(), ", ")), "'" + name + "'"),
+        near ? fmt::format(" (did you mean '{}'?)", *near) : ""));
 }
+
+} // namespace
 
 const std::vector<std::string>& bundledTraceNames() {
     static const std::vector<std::string> names{"mixtral_b64_seed5.csv", "qwen_b64_seed5.csv",
                                                 "kv_b16_seed5.csv", "kv_b64_seed5.csv"};
     return names;
+}
+
+std::string bundledTrace(const std::string& name) {
+    return kBundledPrefix + name;
+}
+
+std::optional<std::string> bundledTraceName(const std::string& path) {
+    if (path.compare(0, kBundledPrefix.size(), kBundledPrefix) != 0) return std::nullopt;
+    return path.substr(kBundledPrefix.size());
+}
+
+const char* bundledTraceText(const std::string& name) {
+    for (const auto& t : embeddedTraces())
+        if (name == t.name) return t.text;
+    unknownBundledTrace(name);
 }
 
 void writeBundledTrace(const std::string& name, std::ostream& out) {
@@ -40,13 +60,8 @@ void writeBundledTrace(const std::string& name, std::ostream& out) {
         writeKvLengths(bundledKv(16), out);
     else if (name == "kv_b64_seed5.csv")
         writeKvLengths(bundledKv(64), out);
-    else {
-        auto near = nearestWord(name, bundledTraceNames());
-        throw BadInput(fmt::format(
-            "unknown bundled trace; {}{}",
-            expectedFound(fmt::format("one of {}", fmt::join(bundledTraceNames(), ", ")), "'" + name + "'"),
-            near ? fmt::format(" (did you mean '{}'?)", *near) : ""));
-    }
+    else
+        unknownBundledTrace(name);
 }
 
 } // namespace steprdu::traces

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "traces/BundledTraces.h"
 #include "util/Error.h"
 #include "util/Strings.h"
 
@@ -29,10 +30,21 @@ std::string readWholeFile(const std::string& path, const std::string& kind) {
     return text;
 }
 
+// A bundled trace ("bundled:<name>") from the text compiled into the binary, else the file.
+std::string readTrace(const std::string& path, const std::string& kind) {
+    const auto bundled = bundledTraceName(path);
+    if (!bundled) return readWholeFile(path, kind);
+    try {
+        return bundledTraceText(*bundled);
+    } catch (const BadInput& e) {
+        throw BadInput(fmt::format("{}: cannot open {}: {}", path, kind, e.what()));
+    }
+}
+
 } // namespace
 
 TraceCsv::TraceCsv(const std::string& path, const std::string& kind) : path_(path) {
-    std::string text = readWholeFile(path, kind);
+    std::string text = readTrace(path, kind);
     // Spreadsheet programs prepend a UTF-8 byte order mark, which would otherwise spoil the header.
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
     lines_ = split(text, '\n');

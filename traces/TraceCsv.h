@@ -9,7 +9,8 @@ namespace steprdu::traces {
 
 class TraceCsv {
   public:
-    // Reads the whole file (traces are small); `kind` names the trace in open/read errors.
+    // Reads the whole file (traces are small), or the embedded text of a bundled trace when `path` is
+    // "bundled:<name>" (BundledTraces.h); `kind` names the trace in open/read errors.
     TraceCsv(const std::string& path, const std::string& kind);
 
     // The next line split on ',' with each field trimmed (which also drops Windows '\r').

@@ -43,6 +43,89 @@ TEST(CliErrors, UnknownKnobAndBadKnobValue) {
     EXPECT_NE(r.err.find("did you mean 'moe'"), std::string::npos) << r.err;
 }
 
+// An unknown backend, preset or command exits 2 naming the option, the valid names and the nearest one.
+TEST(CliErrors, UnknownBackendNamesTheBackendsAndTheNearest) {
+    auto r = run("run swiglu --backend cycel");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(
+        oneLine(r.err).find("--backend: expected roofline, interp or cycle, found 'cycel'; did you mean "
+                            "'cycle'?"),
+        std::string::npos)
+        << r.err;
+    r = run("sweep fig8 --backend interpp --out /nonexistent/sweep");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("did you mean 'interp'?"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, UnknownPresetThatIsNoFileNamesThePresetsAndTheNearest) {
+    for (const std::string cmd :
+         {"run swiglu", "pnr swiglu", "compare swiglu", "unit pcu matmul", "meshtraffic",
+          "difftest --count 1", "sweep fig8 --out /nonexistent/sweep"}) {
+        auto r = run(cmd + " --hw sn40");
+        EXPECT_EQ(r.code, 2) << cmd;
+        EXPECT_NE(
+            oneLine(r.err).find("--hw: expected a preset (sn40l, step_eval, step_validation, tiny) or a "
+                                "YAML file, found 'sn40'; did you mean 'sn40l'?"),
+            std::string::npos)
+            << cmd << ": " << r.err;
+    }
+    // Far from every preset: no suggestion, and a path that does not exist is named as found.
+    auto r = run("run swiglu --hw /nonexistent/chip.yaml");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("found '/nonexistent/chip.yaml'"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, UnknownCommandNamesTheCommandsAndTheNearest) {
+    auto r = run("rn swiglu");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("unknown command 'rn'; expected list, run, run-graph, analyze"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("sweep or collect, found 'rn'; did you mean 'run'?"), std::string::npos) << r.err;
+    r = run("colect dir");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("did you mean 'collect'?"), std::string::npos) << r.err;
+}
+
+// The usage text lists every command; each command's --help starts with its own lines of it.
+TEST(CliOutput, HelpListsEveryCommandAndEachCommandHasItsOwn) {
+    auto r = run("--help");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("usage:\n  steprdu list ", 0), 0u) << r.out;
+    EXPECT_EQ(run("").code, 2);
+    for (const std::string cmd :
+         {"list", "run", "run-graph", "analyze", "experiment", "bench", "unit", "meshtraffic", "memtrace",
+          "pnr", "compare", "difftest", "sweep", "collect"}) {
+        EXPECT_NE(r.out.find("\n  steprdu " + cmd + " "), std::string::npos) << cmd;
+        auto h = run(cmd + " --help");
+        EXPECT_EQ(h.code, 0) << cmd << ": " << h.err;
+        EXPECT_EQ(h.out.rfind("usage:\n  steprdu " + cmd + " ", 0), 0u) << h.out;
+        EXPECT_NE(h.out.find(" options:\n  -h [ --help ]"), std::string::npos) << h.out;
+    }
+}
+
+TEST(CliOutput, ListMarksTheDefaultPresetAndBackend) {
+    auto r = run("list");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string presets = r.out.substr(r.out.find("hardware presets (--hw):"));
+    EXPECT_NE(presets.find("\n  step_eval        (default) STeP paper"), std::string::npos) << presets;
+    EXPECT_EQ(presets.find("(default) "), presets.rfind("(default) ")) << "one default preset: " << presets;
+    EXPECT_NE(r.out.find("backends (--backend): roofline (default), interp, cycle"), std::string::npos);
+    r = run("list --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    int defaults = 0;
+    const auto list = nlohmann::json::parse(r.out);
+    for (const auto& p : list["hw_presets"]) {
+        EXPECT_TRUE(p["default"].is_boolean()) << p;
+        if (p["default"].get<bool>()) {
+            ++defaults;
+            EXPECT_EQ(p["name"], "step_eval");
+        }
+    }
+    EXPECT_EQ(defaults, 1);
+}
+
 TEST(CliErrors, MissingTraceFileNamesTheFile) {
     auto r = run("analyze moe trace=/nonexistent/routing.csv");
     EXPECT_EQ(r.code, 2);
@@ -101,6 +184,57 @@ TEST(CliErrors, BadRoutingTracesNameFileAndLine) {
     r = run("analyze moe trace=" + range);
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(oneLine(r.err).find(range + ":2:"), std::string::npos) << r.err;
+    std::filesystem::remove_all(dir);
+}
+
+// The binary carries its bundled traces: a copy outside the source and build trees runs the MoE and attention
+// defaults from its own directory, and their params name the bundled trace, not a path of the build machine.
+TEST(CliPortable, ACopiedBinaryRunsTheBundledTracesFromAnywhere) {
+    const auto dir = std::filesystem::temp_directory_path() / ("steprdu_copy_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto copy = dir / "steprdu";
+    std::filesystem::copy_file(STEPRDU_BINARY, copy);
+    {
+        // Nothing in the binary points at the shipped files.
+        std::ifstream in(copy, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        EXPECT_EQ(bytes.find(std::string(STEPRDU_SOURCE_DIR) + "/traces/synthetic"), std::string::npos);
+    }
+    for (const auto& [args, trace] :
+         {std::pair<std::string, std::string>{"run moe --json", "bundled:mixtral_b64_seed5.csv"},
+          {"run moe model=qwen --json", "bundled:qwen_b64_seed5.csv"},
+          {"run attention --backend roofline --json", "bundled:kv_b64_seed5.csv"}}) {
+        auto r = steprdu::test::runBinary("./steprdu", args, dir.string());
+        ASSERT_EQ(r.code, 0) << args << ": " << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j["params"]["trace"], trace) << args;
+        EXPECT_GT(j["cycles"].get<std::int64_t>(), 0) << args;
+        // The same run of the binary in the build tree gives the same cycles.
+        EXPECT_EQ(j["cycles"], nlohmann::json::parse(run(args).out)["cycles"]) << args;
+    }
+    // A bundled trace by name, and a user's file by path, still work.
+    auto r = steprdu::test::runBinary("./steprdu", "analyze attention trace=bundled:kv_b16_seed5.csv --json",
+                                      dir.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["params"]["batch"], 16);
+    {
+        std::ofstream kv(dir / "kv.csv");
+        kv << "request,kv_len\n";
+        for (int i = 0; i < 20; ++i)
+            kv << i << "," << 100 + 10 * i << "\n";
+    }
+    r = steprdu::test::runBinary("./steprdu", "analyze attention trace=kv.csv --json", dir.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["params"]["trace"], "kv.csv");
+    r = steprdu::test::runBinary("./steprdu", "analyze moe trace=bundled:mixtral_b64_seed6.csv",
+                                 dir.string());
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(oneLine(r.err).find("bundled:mixtral_b64_seed6.csv: cannot open routing trace: unknown bundled "
+                                  "trace"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("did you mean 'mixtral_b64_seed5.csv'?"), std::string::npos) << r.err;
     std::filesystem::remove_all(dir);
 }
 

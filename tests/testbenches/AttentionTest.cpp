@@ -91,8 +91,7 @@ TEST(TbAttentionFunctional, CoarseMatchesDirectComputation) {
 }
 
 TEST(TbAttentionFunctional, CoarseUsesOneRegionForSixteenRequests) {
-    auto p =
-        expectFunctional({"strategy=coarse", "trace=" + traces::bundledTraceDir() + "/kv_b16_seed5.csv"});
+    auto p = expectFunctional({"strategy=coarse", "trace=" + traces::bundledTrace("kv_b16_seed5.csv")});
     EXPECT_EQ(p["regions"], 1);
     auto small = expectFunctional({"strategy=coarse", "batch=6", "max_n=4096"});
     EXPECT_EQ(small["regions"], 1);
