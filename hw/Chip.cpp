@@ -12,7 +12,7 @@ Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph&
     : sc_core::sc_module(name), cfg_(cfg), layout_(cfg.chip), map_(g, cfg) {
     layout_.validateUnitNames(cfg_);
     tiers_ = mem::makeTiers(cfg_);
-    if (cfg_.rdn.topology == "mesh") mesh_ = std::make_unique<RdnMesh>("rdn", meshOptions(cfg_));
+    if (cfg_.rdn.topology == Topology::Mesh) mesh_ = std::make_unique<RdnMesh>("rdn", meshOptions(cfg_));
     for (int r = 0; r < layout_.rows(); ++r)
         for (int c = 0; c < layout_.cols(); ++c) {
             UnitKind k = layout_.siteKind(r, c);
@@ -75,7 +75,7 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
         std::vector<bool> columnFirst; // per fabric destination, as routed
         auto routed = [&](int c, int port, int leg) {
             auto it = p.columnFirst.find({c, port, leg});
-            return it != p.columnFirst.end() ? it->second : cfg_.rdn.routing == "yx";
+            return it != p.columnFirst.end() ? it->second : cfg_.rdn.routing == RoutePolicy::Yx;
         };
         for (int k = 0; k < outs; ++k) {
             if (!route || !multicast) {
@@ -202,13 +202,14 @@ nlohmann::json Chip::summary(Cycle elapsed) const {
             if (onFabric_[i]) link += channels_[i]->dataBytes();
     }
     nlohmann::json memory = nlohmann::json::object();
-    for (int k = 0; k < MemoryMap::kTiers; ++k)
+    for (int k = 0; k < kTiers; ++k)
         if (tiers_[k]) {
             StatsRegistry s;
             tiers_[k]->reportStats(s, elapsed);
-            memory[MemoryMap::tierName(k)] = {{"bytes_read", s.sum("bytes_read", tiers_[k]->path())},
-                                              {"bytes_written", s.sum("bytes_written", tiers_[k]->path())},
-                                              {"peak_bytes_per_cycle", tiers_[k]->peakBytesPerCycle()}};
+            memory[nameOf(static_cast<Tier>(k))] = {
+                {"bytes_read", s.sum("bytes_read", tiers_[k]->path())},
+                {"bytes_written", s.sum("bytes_written", tiers_[k]->path())},
+                {"peak_bytes_per_cycle", tiers_[k]->peakBytesPerCycle()}};
         }
     return {{"units_used", {{"pcu", pcusUsed_}, {"pmu", pmusUsed_}, {"agcu", agcusUsed_}}},
             {"memory", memory},

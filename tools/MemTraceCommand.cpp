@@ -48,10 +48,11 @@ void applySet(const std::string& assignment, hw::mem::DramSpec& spec, hw::HwConf
     }
     if (key == "mapping") {
         auto names = hw::mem::AddressMapping::names();
-        if (std::find(names.begin(), names.end(), text) == names.end())
+        auto scheme = parseChoice(choices(hw::mem::MappingScheme{}), text);
+        if (!scheme)
             throw BadInput("--set mapping: " +
                            expectedFound(fmt::format("one of {}", fmt::join(names, ", ")), "'" + text + "'"));
-        spec.mapping = text;
+        spec.mapping = *scheme;
         return;
     }
     const hw::ConfigKey* k =
@@ -157,12 +158,12 @@ int cmdMemTrace(const Args& args) {
     auto presets = hw::presetNames();
     if (std::find(presets.begin(), presets.end(), mem) != presets.end()) {
         cfg = hw::loadHwConfig(mem);
-        if (cfg.memory.hbm == "step_node")
+        if (cfg.memory.hbm.model != hw::TierDevice::Model::Dram)
             throw BadInput(
                 fmt::format("--mem {}: {}", mem,
                             expectedFound("a DRAM model", "the hardware preset's HBM tier is the published "
                                                           "simulator's node (memory.hbm = step_node)")));
-        spec = hw::mem::tierSpec(cfg, "hbm");
+        spec = hw::mem::tierSpec(cfg, hw::Tier::Hbm);
     } else {
         try {
             spec = hw::mem::dramPreset(mem);

@@ -68,9 +68,27 @@ ConfigKey key(std::string path, S HwConfig::*section, T S::*field, Range r, std:
             {}};
 }
 
-ConfigKey oneOf(ConfigKey k, std::vector<std::string> choices) {
-    k.choices = std::move(choices);
-    return k;
+// A string key whose names stand for the values of `table`; the field holds the value.
+template <class S, class T>
+ConfigKey choice(std::string path, S HwConfig::*section, T S::*field, const ChoiceTable<T>& table,
+                 std::string doc) {
+    return {std::move(path),
+            KeyType::String,
+            0,
+            0,
+            std::move(doc),
+            [section, field, &table](const HwConfig& c) {
+                return KeyValue(choiceName(table, c.*section.*field));
+            },
+            [section, field, &table](HwConfig& c, const KeyValue& v) {
+                c.*section.*field = *parseChoice(table, std::get<std::string>(v));
+            },
+            choiceNames(table)};
+}
+// The same for an enum with a `choices(E)` table.
+template <class S, class E>
+ConfigKey choice(std::string path, S HwConfig::*section, E S::*field, std::string doc) {
+    return choice(std::move(path), section, field, choices(E{}), std::move(doc));
 }
 
 using C = HwConfig;
@@ -104,8 +122,8 @@ std::vector<ConfigKey> buildSchema() {
         key("hbm.init_interval_cycles", &C::hbm, &HbmConfig::init_interval_cycles, {1, kBig}, "interval between requests accepted by one channel (STeP per_channel_init_interval), cycles"),
         key("hbm.outstanding_per_channel", &C::hbm, &HbmConfig::outstanding_per_channel, {1, 65536}, "requests in flight per channel (STeP per_channel_outstanding, which has no effect there)"),
         key("hbm.startup_cycles", &C::hbm, &HbmConfig::startup_cycles, {0, kBig}, "extra latency of a channel's first response (STeP per_channel_start_up_time; every request under roofline.step_compat), cycles"),
-        oneOf(key("rdn.topology", &C::rdn, &RdnConfig::topology, kAny, "mesh (switches with credit flow control) or ideal (a dedicated link per stream, STeP section 4.5)"), {"mesh", "ideal"}),
-        oneOf(key("rdn.routing", &C::rdn, &RdnConfig::routing, kAny, "static routes: every one along the row first (xy), along the column first (yx), or either per destination as place-and-route negotiates (negotiated; west-first turn model)"), {"negotiated", "xy", "yx"}),
+        choice("rdn.topology", &C::rdn, &RdnConfig::topology, "mesh (switches with credit flow control) or ideal (a dedicated link per stream, STeP section 4.5)"),
+        choice("rdn.routing", &C::rdn, &RdnConfig::routing, "static routes: every one along the row first (xy), along the column first (yx), or either per destination as place-and-route negotiates (negotiated; west-first turn model)"),
         key("rdn.flit_bytes", &C::rdn, &RdnConfig::flit_bytes, {1, 65536}, "vector flit and link width, B"),
         key("rdn.switch_latency_cycles", &C::rdn, &RdnConfig::switch_latency_cycles, {0, 1024}, "switch pipeline (route, arbitrate, traverse), cycles"),
         key("rdn.link_latency_cycles", &C::rdn, &RdnConfig::link_latency_cycles, {1, 1024}, "link between switches, cycles"),
@@ -115,13 +133,13 @@ std::vector<ConfigKey> buildSchema() {
         key("rdn.local_hop_cycles", &C::rdn, &RdnConfig::local_hop_cycles, {1, 1024}, "a stream between two operators on one unit, cycles"),
         key("rdn.flow_table_entries", &C::rdn, &RdnConfig::flow_table_entries, {1, kBig}, "static flows one switch's routing table holds"),
         key("rdn.flit_level", &C::rdn, &RdnConfig::flit_level, kAny, "send every flit as its own packet (slow; checks the packet-level model on small cases)"),
-        oneOf(key("pnr.placer", &C::pnr, &PnrConfig::placer, kAny, "anneal (constructive start refined by simulated annealing) or constructive (the start alone)"), {"anneal", "constructive"}),
+        choice("pnr.placer", &C::pnr, &PnrConfig::placer, "anneal (constructive start refined by simulated annealing) or constructive (the start alone)"),
         key("pnr.seed", &C::pnr, &PnrConfig::seed, {0, 2147483647}, "random seed of the annealer (same seed, same placement)"),
         key("pnr.starts", &C::pnr, &PnrConfig::starts, {1, 64}, "annealing runs, from seeds seed, seed + 1, ...; the one whose routes load the busiest link least is kept"),
         key("pnr.effort", &C::pnr, &PnrConfig::effort, {0.01, 100}, "scales the annealer's moves per temperature"),
         key("pnr.congestion_weight", &C::pnr, &PnrConfig::congestion_weight, {0, 1000}, "weight of estimated link over-subscription against wirelength in the placement cost"),
         key("pnr.route_iterations", &C::pnr, &PnrConfig::route_iterations, {1, 1000}, "negotiated-congestion routing rounds at most"),
-        oneOf(key("pnr.on_overflow", &C::pnr, &PnrConfig::on_overflow, kAny, "a graph that needs more units than the chip has: error (exit 2 naming the resource) or shrink (fewer PCUs for the largest consumers)"), {"error", "shrink"}),
+        choice("pnr.on_overflow", &C::pnr, &PnrConfig::on_overflow, "a graph that needs more units than the chip has: error (exit 2 naming the resource) or shrink (fewer PCUs for the largest consumers)"),
         key("chip.dies", &C::chip, &ChipConfig::dies, {1, 16}, "dies per socket, side by side"),
         key("chip.die_tile_rows", &C::chip, &ChipConfig::die_tile_rows, {1, 64}, "tile rows per die"),
         key("chip.die_tile_cols", &C::chip, &ChipConfig::die_tile_cols, {1, 64}, "tile columns per die"),
@@ -129,13 +147,13 @@ std::vector<ConfigKey> buildSchema() {
         key("chip.cols", &C::chip, &ChipConfig::cols, {1, 1024}, "unit columns per tile (PCUs and PMUs in a checkerboard)"),
         key("chip.agcus_per_tile", &C::chip, &ChipConfig::agcus_per_tile, {1, 64}, "address generation and coalescing units (off-chip ports) per tile"),
         key("chip.d2d_latency_cycles", &C::chip, &ChipConfig::d2d_latency_cycles, {0, 1024}, "extra latency of a link that crosses between dies, cycles"),
-        oneOf(key("memory.hbm", &C::memory, &MemoryConfig::hbm, kAny, "the HBM tier: the published simulator's node (step_node, configured by the hbm keys) or a DRAM preset (docs/memory.md)"), {"step_node", "hbm2", "hbm2e"}),
-        oneOf(key("memory.ddr", &C::memory, &MemoryConfig::ddr, kAny, "the DDR capacity tier: a DRAM preset, or none"), {"none", "ddr4", "ddr5"}),
+        choice("memory.hbm", &C::memory, &MemoryConfig::hbm, hbmDevices(), "the HBM tier: the published simulator's node (step_node, configured by the hbm keys) or a DRAM preset (docs/memory.md)"),
+        choice("memory.ddr", &C::memory, &MemoryConfig::ddr, ddrDevices(), "the DDR capacity tier: a DRAM preset, or none"),
         key("memory.hbm_channels", &C::memory, &MemoryConfig::hbm_channels, {0, 1024}, "channels of a DRAM HBM tier; 0 = the preset's"),
         key("memory.ddr_channels", &C::memory, &MemoryConfig::ddr_channels, {0, 1024}, "channels of the DDR tier; 0 = the preset's"),
-        oneOf(key("memory.hbm_mapping", &C::memory, &MemoryConfig::hbm_mapping, kAny, "address mapping of a DRAM HBM tier, least significant field last; preset = the preset's"), {"preset", "RoBaRaCoCh", "RoBaRaCoCh-perm", "RoBaRaCoCh-hash", "ChRaBaRoCo", "MOP4", "MOP4-hash"}),
-        oneOf(key("memory.ddr_mapping", &C::memory, &MemoryConfig::ddr_mapping, kAny, "address mapping of the DDR tier; preset = the preset's"), {"preset", "RoBaRaCoCh", "RoBaRaCoCh-perm", "RoBaRaCoCh-hash", "ChRaBaRoCo", "MOP4", "MOP4-hash"}),
-        oneOf(key("memory.row_policy", &C::memory, &MemoryConfig::row_policy, kAny, "DRAM row policy: open (close on a conflict) or closed (close once no queued request wants the row)"), {"open", "closed"}),
+        choice("memory.hbm_mapping", &C::memory, &MemoryConfig::hbm_mapping, mappingChoices(), "address mapping of a DRAM HBM tier, least significant field last; preset = the preset's"),
+        choice("memory.ddr_mapping", &C::memory, &MemoryConfig::ddr_mapping, mappingChoices(), "address mapping of the DDR tier; preset = the preset's"),
+        choice("memory.row_policy", &C::memory, &MemoryConfig::row_policy, "DRAM row policy: open (close on a conflict) or closed (close once no queued request wants the row)"),
         key("memory.read_queue", &C::memory, &MemoryConfig::read_queue, {1, 4096}, "read queue entries per DRAM channel"),
         key("memory.write_queue", &C::memory, &MemoryConfig::write_queue, {1, 4096}, "write queue entries per DRAM channel"),
         key("memory.write_high", &C::memory, &MemoryConfig::write_high, {0, 1}, "write drain starts above this fraction of the write queue"),
@@ -143,10 +161,10 @@ std::vector<ConfigKey> buildSchema() {
         key("memory.refresh", &C::memory, &MemoryConfig::refresh, kAny, "all-bank refresh every tREFI"),
         key("memory.fast_path", &C::memory, &MemoryConfig::fast_path, kAny, "schedule DRAM commands in batches up to the lookahead (false: one SystemC event per command and per 64-byte transaction; same cycles, slower)"),
         key("memory.check_timing", &C::memory, &MemoryConfig::check_timing, kAny, "check every DRAM command against every timing constraint (slower); violations are reported as a stat"),
-        oneOf(key("memory.layout", &C::memory, &MemoryConfig::layout, kAny, "off-chip tensor layout: row_major; tiled in blocks of the PCU's physical tile (pcu.rows x pcu.cols elements, each block contiguous, blocks row-major); or tile_major, in blocks of the tile each tensor is first read or written in (every such tile one contiguous range, as the STeP HDL's tile readers see memory; row-major where that tile does not divide the tensor)"), {"row_major", "tiled", "tile_major"}),
-        oneOf(key("memory.place.weights", &C::memory, &MemoryConfig::place_weights, kAny, "tier of the weight tensors"), {"hbm", "ddr"}),
-        oneOf(key("memory.place.activations", &C::memory, &MemoryConfig::place_activations, kAny, "tier of activations, inputs and outputs"), {"hbm", "ddr"}),
-        oneOf(key("memory.place.kv_cache", &C::memory, &MemoryConfig::place_kv_cache, kAny, "tier of the KV caches"), {"hbm", "ddr"}),
+        choice("memory.layout", &C::memory, &MemoryConfig::layout, "off-chip tensor layout: row_major; tiled in blocks of the PCU's physical tile (pcu.rows x pcu.cols elements, each block contiguous, blocks row-major); or tile_major, in blocks of the tile each tensor is first read or written in (every such tile one contiguous range, as the STeP HDL's tile readers see memory; row-major where that tile does not divide the tensor)"),
+        choice("memory.place.weights", &C::memory, &MemoryConfig::place_weights, "tier of the weight tensors"),
+        choice("memory.place.activations", &C::memory, &MemoryConfig::place_activations, "tier of activations, inputs and outputs"),
+        choice("memory.place.kv_cache", &C::memory, &MemoryConfig::place_kv_cache, "tier of the KV caches"),
         key("roofline.step_compat", &C::roofline, &RooflineConfig::step_compat, kAny, "reproduce the published STeP simulator's quirks: HBM start-up on every request, triangular channel offset, DAM credit stamps, default-depth Broadcasts, Reassemble timed by arrival (docs/roofline.md)"),
         key("roofline.channel_depth", &C::roofline, &RooflineConfig::channel_depth, {0, kMega}, "depth of every stream FIFO, elements; 0 = the testbench's own default"),
     };

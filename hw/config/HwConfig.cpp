@@ -4,6 +4,75 @@
 
 namespace steprdu::hw {
 
+const ChoiceTable<Topology>& choices(Topology) {
+    static const ChoiceTable<Topology> t{{"mesh", Topology::Mesh}, {"ideal", Topology::Ideal}};
+    return t;
+}
+
+const ChoiceTable<RoutePolicy>& choices(RoutePolicy) {
+    static const ChoiceTable<RoutePolicy> t{
+        {"negotiated", RoutePolicy::Negotiated}, {"xy", RoutePolicy::Xy}, {"yx", RoutePolicy::Yx}};
+    return t;
+}
+
+const ChoiceTable<Placer>& choices(Placer) {
+    static const ChoiceTable<Placer> t{{"anneal", Placer::Anneal}, {"constructive", Placer::Constructive}};
+    return t;
+}
+
+const ChoiceTable<OnOverflow>& choices(OnOverflow) {
+    static const ChoiceTable<OnOverflow> t{{"error", OnOverflow::Error}, {"shrink", OnOverflow::Shrink}};
+    return t;
+}
+
+const ChoiceTable<RowPolicy>& choices(RowPolicy) {
+    static const ChoiceTable<RowPolicy> t{{"open", RowPolicy::Open}, {"closed", RowPolicy::Closed}};
+    return t;
+}
+
+const ChoiceTable<OffChipLayout>& choices(OffChipLayout) {
+    static const ChoiceTable<OffChipLayout> t{{"row_major", OffChipLayout::RowMajor},
+                                              {"tiled", OffChipLayout::Tiled},
+                                              {"tile_major", OffChipLayout::TileMajor}};
+    return t;
+}
+
+const ChoiceTable<Tier>& choices(Tier) {
+    static const ChoiceTable<Tier> t{{"hbm", Tier::Hbm}, {"ddr", Tier::Ddr}};
+    return t;
+}
+
+namespace {
+// `first`, then every DRAM preset of `family` under its own name.
+ChoiceTable<TierDevice> devices(Choice<TierDevice> first, mem::DramFamily family) {
+    ChoiceTable<TierDevice> t{std::move(first)};
+    for (const auto& c : choices(mem::DramPreset{}))
+        if (mem::dramPreset(c.value).family == family) t.push_back({c.name, TierDevice::of(c.value)});
+    return t;
+}
+} // namespace
+
+const ChoiceTable<TierDevice>& hbmDevices() {
+    static const ChoiceTable<TierDevice> t =
+        devices({"step_node", TierDevice::stepNode()}, mem::DramFamily::Hbm);
+    return t;
+}
+
+const ChoiceTable<TierDevice>& ddrDevices() {
+    static const ChoiceTable<TierDevice> t = devices({"none", TierDevice::none()}, mem::DramFamily::Ddr);
+    return t;
+}
+
+const ChoiceTable<std::optional<mem::MappingScheme>>& mappingChoices() {
+    static const ChoiceTable<std::optional<mem::MappingScheme>> t = [] {
+        ChoiceTable<std::optional<mem::MappingScheme>> out{{"preset", std::nullopt}};
+        for (const auto& c : choices(mem::MappingScheme{}))
+            out.push_back({c.name, c.value});
+        return out;
+    }();
+    return t;
+}
+
 double HbmConfig::peakBytesPerCycle() const {
     return static_cast<double>(channels) * request_bytes / init_interval_cycles;
 }

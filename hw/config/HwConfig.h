@@ -5,10 +5,54 @@
 // hardware-and-pnr.md section 7 for everything STeP does not model.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 
+#include "hw/mem/dram/DramSpec.h"
+#include "util/Choice.h"
+
 namespace steprdu::hw {
+
+// The choices of the configuration, parsed from their names (the `choices` tables, HwConfig.cpp) once at
+// load.
+enum class Topology { Mesh, Ideal };
+enum class RoutePolicy { Negotiated, Xy, Yx };
+enum class Placer { Anneal, Constructive };
+enum class OnOverflow { Error, Shrink };
+enum class RowPolicy { Open, Closed };
+enum class OffChipLayout { RowMajor, Tiled, TileMajor };
+// The off-chip tiers, in the order the chip numbers them.
+enum class Tier { Hbm = 0, Ddr = 1 };
+constexpr int kTiers = 2;
+const ChoiceTable<Topology>& choices(Topology);
+const ChoiceTable<RoutePolicy>& choices(RoutePolicy);
+const ChoiceTable<Placer>& choices(Placer);
+const ChoiceTable<OnOverflow>& choices(OnOverflow);
+const ChoiceTable<RowPolicy>& choices(RowPolicy);
+const ChoiceTable<OffChipLayout>& choices(OffChipLayout);
+const ChoiceTable<Tier>& choices(Tier);
+
+// What backs an off-chip tier (memory.hbm, memory.ddr): nothing, the published STeP simulator's node, or a
+// DRAM preset (hw/mem/dram/DramSpec.h).
+struct TierDevice {
+    enum class Model { None, StepNode, Dram };
+    Model model = Model::None;
+    mem::DramPreset dram = mem::DramPreset::Hbm2; // with Model::Dram
+
+    static TierDevice none() { return {}; }
+    static TierDevice stepNode() { return {Model::StepNode}; }
+    static TierDevice of(mem::DramPreset p) { return {Model::Dram, p}; }
+    bool operator==(const TierDevice& o) const {
+        return model == o.model && (model != Model::Dram || dram == o.dram);
+    }
+    bool operator!=(const TierDevice& o) const { return !(*this == o); }
+};
+// memory.hbm: step_node or an HBM preset; memory.ddr: none or a DDR preset.
+const ChoiceTable<TierDevice>& hbmDevices();
+const ChoiceTable<TierDevice>& ddrDevices();
+// memory.<tier>_mapping: the preset's own ("preset", none) or a mapping scheme.
+const ChoiceTable<std::optional<mem::MappingScheme>>& mappingChoices();
 
 // Pattern memory unit: on-chip SRAM scratchpad.
 struct PmuConfig {
@@ -57,16 +101,16 @@ struct HbmConfig {
 };
 
 // The off-chip tiers behind the AGCUs and where tensors live in them. `hbm` is the published simulator's node
-// (configured by the hbm section) or a DRAM preset of hw/mem/DramSpec.cpp; `ddr` is a DRAM preset or none.
-// The controller keys apply to every DRAM tier.
+// (configured by the hbm section) or an HBM preset of hw/mem/dram/DramSpec.cpp; `ddr` is a DDR preset or
+// none. The controller keys apply to every DRAM tier.
 struct MemoryConfig {
-    std::string hbm = "step_node"; // step_node | hbm2 | hbm2e
-    std::string ddr = "none";      // none | ddr4 | ddr5
-    int hbm_channels = 0;          // 0: the preset's
+    TierDevice hbm = TierDevice::stepNode();
+    TierDevice ddr = TierDevice::none();
+    int hbm_channels = 0; // 0: the preset's
     int ddr_channels = 0;
-    std::string hbm_mapping = "preset"; // preset | RoBaRaCoCh | ChRaBaRoCo | MOP4
-    std::string ddr_mapping = "preset";
-    std::string row_policy = "open"; // open | closed
+    std::optional<mem::MappingScheme> hbm_mapping; // none: the preset's
+    std::optional<mem::MappingScheme> ddr_mapping;
+    RowPolicy row_policy = RowPolicy::Open;
     int read_queue = 32;
     int write_queue = 32;
     double write_high = 0.8;
@@ -74,20 +118,19 @@ struct MemoryConfig {
     bool refresh = true;
     bool fast_path = true;
     bool check_timing = false;
-    // Off-chip tensors: row_major, or tiled in blocks of the PCU's physical tile (each block contiguous).
-    std::string layout = "row_major";
-    // The tier of each tensor class (memory.place.<class>): hbm or ddr.
-    std::string place_weights = "hbm";
-    std::string place_activations = "hbm";
-    std::string place_kv_cache = "hbm";
+    OffChipLayout layout = OffChipLayout::RowMajor;
+    // The tier of each tensor class (memory.place.<class>).
+    Tier place_weights = Tier::Hbm;
+    Tier place_activations = Tier::Hbm;
+    Tier place_kv_cache = Tier::Hbm;
 };
 
 // Reconfigurable dataflow network (vector fabric); stop tokens and credits use the control fabric.
 struct RdnConfig {
-    std::string topology = "mesh"; // mesh | ideal (a dedicated link per stream, STeP section 4.5)
+    Topology topology = Topology::Mesh; // or ideal: a dedicated link per stream (STeP section 4.5)
     // Static routes: all along the row first (xy), all along the column first (yx), or either per
     // destination as place-and-route negotiates them (negotiated: west-first turn model, deadlock-free).
-    std::string routing = "negotiated";
+    RoutePolicy routing = RoutePolicy::Negotiated;
     int flit_bytes = 64;
     int switch_latency_cycles = 1;
     int link_latency_cycles = 1;
@@ -101,13 +144,13 @@ struct RdnConfig {
 
 // Place-and-route (hw/pnr): lowering, simulated-annealing placement, negotiated-congestion routing.
 struct PnrConfig {
-    std::string placer = "anneal"; // anneal (constructive start, then annealing) | constructive
+    Placer placer = Placer::Anneal; // anneal (constructive start, then annealing) | constructive
     int seed = 1;
     int starts = 1;                 // annealing runs from seeds seed, seed + 1, ...; the best routed one wins
     double effort = 1.0;            // scales the annealer's moves per temperature
     double congestion_weight = 4.0; // lambda_cong of the placement cost
     int route_iterations = 50;      // negotiated-congestion rounds at most
-    std::string on_overflow = "error"; // error | shrink
+    OnOverflow on_overflow = OnOverflow::Error;
 };
 
 // The socket: dies side by side, each a grid of tiles, each tile a checkerboard of PCU and PMU sites.

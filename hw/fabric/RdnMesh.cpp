@@ -30,7 +30,7 @@ MeshOptions meshOptions(const HwConfig& cfg) {
     o.d2dLatency = cfg.chip.d2d_latency_cycles;
     o.controlHop = cfg.rdn.control_hop_cycles;
     o.flitLevel = cfg.rdn.flit_level;
-    o.columnFirst = cfg.rdn.routing == "yx";
+    o.columnFirst = cfg.rdn.routing == RoutePolicy::Yx;
     return o;
 }
 

@@ -14,11 +14,9 @@ namespace steprdu::hw {
 
 class MemoryMap {
   public:
-    enum Tier { Hbm = 0, Ddr = 1 };
-    static constexpr int kTiers = 2;
-
     // Throws BadInput naming memory.place.<class> when a class is placed in a tier the configuration lacks.
     MemoryMap(const step::Graph& g, const HwConfig& cfg);
+    // The tier `tensor` lives in, as an index (Tier).
     int tier(int tensor) const { return tier_.at(tensor); }
     std::int64_t base(int tensor) const { return base_.at(tensor); }
     // Bytes laid out in `tier`.
@@ -31,16 +29,15 @@ class MemoryMap {
     std::pair<std::int64_t, std::int64_t> block(int tensor, const step::TensorSpec& t, std::int64_t rows,
                                                 std::int64_t cols);
 
-    static const char* tierName(int tier) { return tier == Hbm ? "hbm" : "ddr"; }
     // The tier memory.place gives `cls`; throws BadInput if the configuration has no such tier.
-    static int tierOf(const HwConfig& cfg, const std::string& cls);
+    static Tier tierOf(const HwConfig& cfg, const std::string& cls);
     // Checks every tensor class's placement, used or not, so a run fails before placement and elaboration.
     static void check(const HwConfig& cfg);
 
   private:
     std::vector<int> tier_;
     std::vector<std::int64_t> base_;
-    enum class Layout { RowMajor, Tiled, TileMajor } layout_;
+    OffChipLayout layout_;
     std::pair<std::int64_t, std::int64_t> pcuTile_;
     std::vector<std::pair<std::int64_t, std::int64_t>> block_; // tile_major: {-1, -1} until first accessed
     std::int64_t used_[kTiers] = {0, 0};

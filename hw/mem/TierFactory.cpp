@@ -5,19 +5,18 @@
 #include <fmt/format.h>
 
 #include "hw/mem/DramTier.h"
-#include "hw/mem/MemoryMap.h"
 #include "hw/mem/StepNodeTier.h"
 #include "util/Error.h"
 
 namespace steprdu::hw::mem {
 
-DramSpec tierSpec(const HwConfig& cfg, const std::string& tier) {
+DramSpec tierSpec(const HwConfig& cfg, Tier tier) {
     const MemoryConfig& m = cfg.memory;
-    DramSpec s = dramPreset(tier == "hbm" ? m.hbm : m.ddr);
-    const int channels = tier == "hbm" ? m.hbm_channels : m.ddr_channels;
-    const std::string& mapping = tier == "hbm" ? m.hbm_mapping : m.ddr_mapping;
+    const bool hbm = tier == Tier::Hbm;
+    DramSpec s = dramPreset((hbm ? m.hbm : m.ddr).dram);
+    const int channels = hbm ? m.hbm_channels : m.ddr_channels;
     if (channels > 0) s.channels = channels;
-    if (mapping != "preset") s.mapping = mapping;
+    s.mapping = (hbm ? m.hbm_mapping : m.ddr_mapping).value_or(s.mapping);
     return s;
 }
 
@@ -32,7 +31,7 @@ MemorySystemOptions memoryOptions(const HwConfig& cfg, const DramSpec& spec) {
     o.controller.writeQueue = m.write_queue;
     o.controller.writeHigh = m.write_high;
     o.controller.writeLow = m.write_low;
-    o.controller.closedRow = m.row_policy == "closed";
+    o.controller.closedRow = m.row_policy == RowPolicy::Closed;
     o.controller.refresh = m.refresh;
     o.checkTiming = m.check_timing;
     o.clock = ClockRatio::of(cfg.clock_ghz, spec.tCKps);
@@ -50,21 +49,22 @@ Cycle shortestTln(const HwConfig& cfg) {
     return tln;
 }
 
-std::unique_ptr<OffChipMemory> makeTier(const HwConfig& cfg, const std::string& tier) {
-    const std::string& preset = tier == "hbm" ? cfg.memory.hbm : cfg.memory.ddr;
-    if (preset == "none") return nullptr;
-    if (preset == "step_node") return std::make_unique<StepNodeTier>("hbm", cfg);
+std::unique_ptr<OffChipMemory> makeTier(const HwConfig& cfg, Tier tier) {
+    const TierDevice& device = tier == Tier::Hbm ? cfg.memory.hbm : cfg.memory.ddr;
+    if (device.model == TierDevice::Model::None) return nullptr;
+    if (device.model == TierDevice::Model::StepNode)
+        return std::make_unique<StepNodeTier>(nameOf(tier).c_str(), cfg);
     DramSpec spec = tierSpec(cfg, tier);
-    return std::make_unique<DramTier>(tier.c_str(), spec, memoryOptions(cfg, spec), cfg.memory.fast_path,
-                                      shortestTln(cfg));
+    return std::make_unique<DramTier>(nameOf(tier).c_str(), spec, memoryOptions(cfg, spec),
+                                      cfg.memory.fast_path, shortestTln(cfg));
 }
 
 } // namespace
 
 std::vector<std::unique_ptr<OffChipMemory>> makeTiers(const HwConfig& cfg) {
     std::vector<std::unique_ptr<OffChipMemory>> tiers;
-    for (int k = 0; k < MemoryMap::kTiers; ++k)
-        tiers.push_back(makeTier(cfg, MemoryMap::tierName(k)));
+    for (int k = 0; k < kTiers; ++k)
+        tiers.push_back(makeTier(cfg, static_cast<Tier>(k)));
     return tiers;
 }
 

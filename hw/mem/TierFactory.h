@@ -11,10 +11,10 @@
 namespace steprdu::hw::mem {
 
 // The DRAM preset `name` with the channel and mapping overrides of the tier (`hbm` or `ddr`) applied.
-DramSpec tierSpec(const HwConfig& cfg, const std::string& tier);
+DramSpec tierSpec(const HwConfig& cfg, Tier tier);
 // The controller settings of the memory section; throws BadInput on inconsistent watermarks.
 MemorySystemOptions memoryOptions(const HwConfig& cfg, const DramSpec& spec);
-// Every tier, by MemoryMap::Tier, as modules named after them ("hbm", "ddr"); nullptr where the configuration
+// Every tier, indexed by Tier, as modules named after them ("hbm", "ddr"); nullptr where the configuration
 // has none (memory.ddr = none).
 std::vector<std::unique_ptr<OffChipMemory>> makeTiers(const HwConfig& cfg);
 

@@ -36,7 +36,7 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
     R.capacity = cfg.rdn.flit_bytes;
     R.cols = L.cols();
     R.load.assign(static_cast<std::size_t>(L.numSites()) * kDirs, 0.0);
-    const std::string& policy = cfg.rdn.routing;
+    const RoutePolicy policy = cfg.rdn.routing;
 
     std::vector<int> order; // routable nets, heaviest first
     for (int k = 0; k < static_cast<int>(nl.nets.size()); ++k)
@@ -73,9 +73,10 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
         std::stable_sort(sinks.begin(), sinks.end(), [&](int a, int b) { return dist(a) < dist(b); });
         for (int s : sinks) {
             const auto [tr, tc] = pos(net.cells[s + 1]);
-            bool options[2] = {policy != "yx", policy != "xy"};
-            if (policy == "negotiated" && tc < sc) options[1] = false; // west-first: west goes first
-            if (sr == tr || sc == tc) options[1] = !options[0];        // one path either way
+            bool options[2] = {policy != RoutePolicy::Yx, policy != RoutePolicy::Xy};
+            if (policy == RoutePolicy::Negotiated && tc < sc)
+                options[1] = false;                             // west-first: west goes first
+            if (sr == tr || sc == tc) options[1] = !options[0]; // one path either way
             double best = 0;
             int pick = -1;
             std::vector<int> paths[2];

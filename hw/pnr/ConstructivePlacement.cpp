@@ -135,7 +135,7 @@ void assignAgcus(const step::Graph& g, const HwConfig& cfg, const VirtualUnits& 
     std::map<std::pair<std::pair<int, int>, int>, double> linkCycles; // (switch, direction) -> cycles booked
     auto route = [&](int r, int c, int tr, int tc) {                  // as RdnMesh routes, in dimension order
         std::vector<std::pair<std::pair<int, int>, int>> links;
-        for (const MeshHop& h : meshPath(r, c, tr, tc, cfg.rdn.routing == "yx"))
+        for (const MeshHop& h : meshPath(r, c, tr, tc, cfg.rdn.routing == RoutePolicy::Yx))
             links.push_back({{h.row, h.col}, h.dir});
         return links;
     };

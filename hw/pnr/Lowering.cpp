@@ -187,7 +187,7 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
                  "PMU capacity cannot shrink: use smaller tiles, fewer regions or a larger chip");
     const int have = L.numUnits(UnitKind::Pcu);
     if (v.total(UnitKind::Pcu) > have) {
-        if (cfg.pnr.on_overflow != "shrink")
+        if (cfg.pnr.on_overflow != OnOverflow::Shrink)
             overflow(UnitKind::Pcu, "lower compute_bw, time-multiplex, or --set pnr.on_overflow=shrink");
         // Take a PCU from the largest group until the graph fits: its throughput drops the least.
         const std::vector<int> before = v.pcus;

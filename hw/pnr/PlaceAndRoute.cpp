@@ -34,7 +34,7 @@ PlacedAndRouted placeOnce(const step::Graph& g, const HwConfig& cfg, const Virtu
     r.netlist = buildNetlist(g, cfg, r.placement, v);
     {
         PlacementAnnealer a(cfg, r.netlist);
-        if (mesh && cfg.pnr.placer == "anneal") {
+        if (mesh && cfg.pnr.placer == Placer::Anneal) {
             p.anneal = a.run();
             applyNetlist(g, r.netlist, r.placement);
             assignAgcus(g, cfg, v, o.bindings, r.placement);
@@ -60,14 +60,14 @@ PlacedAndRouted placeOnce(const step::Graph& g, const HwConfig& cfg, const Virtu
 
 PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o) {
     const ChipLayout L(cfg.chip);
-    const bool mesh = cfg.rdn.topology == "mesh";
+    const bool mesh = cfg.rdn.topology == Topology::Mesh;
     auto t0 = std::chrono::steady_clock::now();
     const VirtualUnits v = lower(g, cfg, o);
     const double lowerSeconds = since(t0);
 
     // Annealing is a random search: with several starts, the placement whose routes load the busiest link
     // least is kept (then the least routed traffic, then the first).
-    const int starts = mesh && cfg.pnr.placer == "anneal" ? cfg.pnr.starts : 1;
+    const int starts = mesh && cfg.pnr.placer == Placer::Anneal ? cfg.pnr.starts : 1;
     PlacedAndRouted best;
     int seed = cfg.pnr.seed;
     double placeSeconds = 0, routeSeconds = 0;
@@ -106,8 +106,8 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
         {"preset", cfg.name},
         {"seed", seed},
         {"starts", startLoads},
-        {"placer", mesh ? cfg.pnr.placer : "constructive (ideal network)"},
-        {"on_overflow", cfg.pnr.on_overflow},
+        {"placer", mesh ? nameOf(cfg.pnr.placer) : "constructive (ideal network)"},
+        {"on_overflow", nameOf(cfg.pnr.on_overflow)},
         {"units", units},
         {"shrunk", v.shrunk},
         {"rate_model_cycles", v.runCycles},

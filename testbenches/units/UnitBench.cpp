@@ -212,8 +212,8 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     // channel's first) and its hop out; for a DRAM tier a row miss (tRCD + tCL + burst) in fabric cycles.
     Cycle memoryLatency =
         cfg.hbm.latency_cycles + (cfg.roofline.step_compat ? cfg.hbm.startup_cycles : 0) + 3;
-    if (cfg.memory.hbm != "step_node") {
-        const mem::DramSpec spec = mem::tierSpec(cfg, "hbm");
+    if (cfg.memory.hbm.model == TierDevice::Model::Dram) {
+        const mem::DramSpec spec = mem::tierSpec(cfg, Tier::Hbm);
         memoryLatency =
             mem::ClockRatio::of(cfg.clock_ghz, spec.tCKps).toFabric(spec.t.nRCD + spec.t.nCL + spec.t.nBL);
     }
@@ -229,7 +229,7 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     j["bytes_per_cycle"] = cycles > 0 ? bytes / cycles : 0.0;
     j["round_trip_cycles"] = latency;
     j["window_bytes_per_cycle"] = double(cfg.agcu.max_outstanding) * cfg.agcu.burst_bytes / latency;
-    j["peak_offchip_bytes_per_cycle"] = tiers[MemoryMap::Hbm]->peakBytesPerCycle();
+    j["peak_offchip_bytes_per_cycle"] = tiers[static_cast<int>(Tier::Hbm)]->peakBytesPerCycle();
     return j;
 }
 

@@ -171,7 +171,7 @@ TEST(AgcuBursts, ARowMajorTileIssuesTheMinimalNumberOfBursts) {
 TEST(AgcuBursts, TileMajorLayoutFollowsTheFirstAccess) {
     using Block = std::pair<std::int64_t, std::int64_t>;
     HwConfig cfg = loadHwConfig("step_eval");
-    cfg.memory.layout = "tile_major";
+    cfg.memory.layout = OffChipLayout::TileMajor;
     step::Graph g;
     step::TensorSpec w;
     w.name = "w";
@@ -192,7 +192,7 @@ TEST(AgcuBursts, TileMajorLayoutFollowsTheFirstAccess) {
     EXPECT_EQ(tile[0].address, 3u * 256 * 16 * 4);
     EXPECT_EQ(tile[0].bytes, 16384);
     EXPECT_EQ(mem::burstRanges(w, 0, {0, 3, 256, 16, 4, 1, false}, 64).size(), 256u);
-    cfg.memory.layout = "tiled";
+    cfg.memory.layout = OffChipLayout::Tiled;
     MemoryMap pcu(g, cfg);
     EXPECT_EQ(pcu.block(wi, w, 256, 16), Block(cfg.pcu.rows, cfg.pcu.cols));
 }

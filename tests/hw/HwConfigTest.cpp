@@ -126,8 +126,8 @@ TEST(HwPresets, Sn40lIsTheHardwareTable) {
     EXPECT_EQ(c.pcu.peakFlopsPerCycle(), 512);
     EXPECT_EQ(c.pcu.simd_lanes, 16);
     EXPECT_EQ(c.hbm.latency_cycles, 120);
-    EXPECT_EQ(c.memory.hbm, "hbm2e");
-    EXPECT_EQ(c.memory.ddr, "ddr5");
+    EXPECT_EQ(choiceName(hbmDevices(), c.memory.hbm), "hbm2e");
+    EXPECT_EQ(choiceName(ddrDevices(), c.memory.ddr), "ddr5");
     EXPECT_EQ(c.rdn.flit_bytes, 64);
     EXPECT_EQ(c.rdn.switch_latency_cycles + c.rdn.link_latency_cycles, 2);
     EXPECT_EQ(c.rdn.vc_buffer_flits, 4);
@@ -158,10 +158,10 @@ TEST_F(HwValidation, MemoryPlacementNestsOrDots) {
     HwConfig dotted = loadHwConfig(write("d.yaml", "base: sn40l\nmemory:\n  place.weights: ddr\n"));
     HwConfig set = loadHwConfig("sn40l");
     applyOverride(set, "memory.place.weights=ddr");
-    EXPECT_EQ(nested.memory.place_weights, "ddr");
-    EXPECT_EQ(dotted.memory.place_weights, "ddr");
-    EXPECT_EQ(set.memory.place_weights, "ddr");
-    EXPECT_EQ(nested.memory.place_activations, "hbm");
+    EXPECT_EQ(nameOf(nested.memory.place_weights), "ddr");
+    EXPECT_EQ(nameOf(dotted.memory.place_weights), "ddr");
+    EXPECT_EQ(nameOf(set.memory.place_weights), "ddr");
+    EXPECT_EQ(nameOf(nested.memory.place_activations), "hbm");
     std::string path = write("bad.yaml", "memory:\n  place: ddr\n");
     EXPECT_EQ(loadError(path), path + ": memory.place: expected a mapping of memory.place keys, found 'ddr'");
 }

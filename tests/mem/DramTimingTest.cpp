@@ -159,7 +159,7 @@ TEST(DramTiming, TwoRowPingPongCostsARowCyclePerAccess) {
     for (const char* name : {"hbm2", "ddr4"}) {
         SCOPED_TRACE(name);
         DramSpec s = preset(name);
-        s.mapping = "RoBaRaCoCh";
+        s.mapping = hw::mem::MappingScheme::RoBaRaCoCh;
         MemTrace trace;
         const int n = 100;
         for (int i = 0; i < n; ++i)
@@ -200,7 +200,7 @@ TEST(DramTiming, RefreshTakesRfcOverRefiOfTheTime) {
 // the bank was closed behind the last read, so ACT, RD: 36.
 TEST(DramTiming, ClosedRowPolicyTurnsConflictsIntoMisses) {
     DramSpec s = preset("ddr4");
-    s.mapping = "RoBaRaCoCh";
+    s.mapping = hw::mem::MappingScheme::RoBaRaCoCh;
     MemTrace trace;
     const int n = 20;
     for (int i = 0; i < n; ++i)

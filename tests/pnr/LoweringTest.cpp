@@ -74,7 +74,7 @@ TEST(PnrLowering, FitCheckErrorsOrShrinksTheLargestGroups) {
         EXPECT_NE(std::string(e.what()).find("pnr: PCU overflow: the graph needs 40 PCUs"), std::string::npos)
             << e.what();
     }
-    cfg.pnr.on_overflow = "shrink";
+    cfg.pnr.on_overflow = hw::OnOverflow::Shrink;
     const auto v = hw::pnr::lower(b.w.graph, cfg, b.o);
     EXPECT_EQ(v.total(hw::UnitKind::Pcu), 8);
     EXPECT_FALSE(v.shrunk.empty());

@@ -160,7 +160,8 @@ TEST(PnrRouting, NegotiationSplitsHeavyNetsAndWestGoesFirst) {
     EXPECT_EQ(r.overused, 0);
     EXPECT_FALSE(r.legs[2].columnFirst);
     EXPECT_TRUE(r.deadlockFree());
-    cfg.rdn.routing = "xy"; // dimension order: both heavy nets share the row, twice a link's load
+    cfg.rdn.routing =
+        hw::RoutePolicy::Xy; // dimension order: both heavy nets share the row, twice a link's load
     const auto x = hw::pnr::routeNets(cfg, nl);
     EXPECT_FALSE(x.legs[0].columnFirst || x.legs[1].columnFirst);
     EXPECT_GT(x.overused, 0);

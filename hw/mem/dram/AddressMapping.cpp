@@ -11,25 +11,51 @@ namespace {
 constexpr int kMopColumns = 4;
 }
 
-std::vector<std::string> AddressMapping::names() {
-    return {"RoBaRaCoCh", "RoBaRaCoCh-perm", "RoBaRaCoCh-hash", "ChRaBaRoCo", "MOP4", "MOP4-hash"};
+const ChoiceTable<MappingScheme>& choices(MappingScheme) {
+    using M = MappingScheme;
+    static const ChoiceTable<MappingScheme> table{{"RoBaRaCoCh", M::RoBaRaCoCh},
+                                                  {"RoBaRaCoCh-perm", M::RoBaRaCoChPerm},
+                                                  {"RoBaRaCoCh-hash", M::RoBaRaCoChHash},
+                                                  {"ChRaBaRoCo", M::ChRaBaRoCo},
+                                                  {"MOP4", M::Mop4},
+                                                  {"MOP4-hash", M::Mop4Hash}};
+    return table;
 }
 
-AddressMapping::AddressMapping(const std::string& name, const DramSpec& spec) : name_(name), spec_(spec) {
+std::vector<std::string> AddressMapping::names() {
+    return choiceNames(choices(MappingScheme{}));
+}
+
+MappingScheme AddressMapping::parse(const std::string& name) {
+    if (auto m = parseChoice(choices(MappingScheme{}), name)) return *m;
+    throw BadInput(
+        fmt::format("address mapping: {}",
+                    expectedFound(fmt::format("one of {}", fmt::join(names(), ", ")), "'" + name + "'")));
+}
+
+AddressMapping::AddressMapping(const std::string& name, const DramSpec& spec)
+    : AddressMapping(parse(name), spec) {}
+
+AddressMapping::AddressMapping(MappingScheme scheme, const DramSpec& spec) : scheme_(scheme), spec_(spec) {
     using F = Field;
+    using M = MappingScheme;
     std::vector<Field> order; // least significant first
-    permute_ = name == "RoBaRaCoCh-perm";
-    hash_ = name == "RoBaRaCoCh-hash" || name == "MOP4-hash";
-    if (name == "RoBaRaCoCh" || permute_ || name == "RoBaRaCoCh-hash")
+    permute_ = scheme == M::RoBaRaCoChPerm;
+    hash_ = scheme == M::RoBaRaCoChHash || scheme == M::Mop4Hash;
+    switch (scheme) {
+    case M::RoBaRaCoCh:
+    case M::RoBaRaCoChPerm:
+    case M::RoBaRaCoChHash:
         order = {F::Channel, F::Column, F::Rank, F::BankGroup, F::Bank, F::Row};
-    else if (name == "ChRaBaRoCo")
+        break;
+    case M::ChRaBaRoCo:
         order = {F::Column, F::Row, F::Bank, F::BankGroup, F::Rank, F::Channel};
-    else if (name == "MOP4" || name == "MOP4-hash")
+        break;
+    case M::Mop4:
+    case M::Mop4Hash:
         order = {F::Channel, F::ColumnLow, F::BankGroup, F::Bank, F::Rank, F::ColumnHigh, F::Row};
-    else
-        throw BadInput(
-            fmt::format("address mapping: {}",
-                        expectedFound(fmt::format("one of {}", fmt::join(names(), ", ")), "'" + name + "'")));
+        break;
+    }
     auto log2 = [](long long v) {
         int b = 0;
         while ((1LL << b) < v)

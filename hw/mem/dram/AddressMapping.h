@@ -31,8 +31,11 @@ struct DramLocation {
 
 class AddressMapping {
   public:
+    AddressMapping(MappingScheme scheme, const DramSpec& spec);
     // Throws BadInput naming `name` and the known mappings.
     AddressMapping(const std::string& name, const DramSpec& spec);
+    // The scheme `name` names; throws BadInput naming the known ones.
+    static MappingScheme parse(const std::string& name);
     DramAddress decode(std::uint64_t address) const {
         DramAddress a = decodeFields(address);
         const int banks = spec_.banks, groups = spec_.bankGroups;
@@ -67,7 +70,7 @@ class AddressMapping {
         const DramAddress a = decode(address);
         return {a.channel, spec_.flatBank(a.rank, a.bankGroup, a.bank), a.row};
     }
-    const std::string& name() const { return name_; }
+    const std::string& name() const { return nameOf(scheme_); }
     static std::vector<std::string> names();
 
   private:
@@ -83,7 +86,7 @@ class AddressMapping {
         int radix, scale;
     };
 
-    std::string name_;
+    MappingScheme scheme_;
     const DramSpec& spec_;
     std::vector<Digit> digits_;
     // When every radix is a power of two: each field's bit position and mask (mask 0: not in this mapping),

@@ -19,6 +19,7 @@ std::vector<DramSpec> presets() {
         // the 256 B/cycle of the paper. A 1 KiB page (64 columns of 16 B) holds 16 transactions.
         DramSpec s;
         s.name = "hbm2";
+        s.family = DramFamily::Hbm;
         s.standard = "HBM2 2 Gb/s, 8 channels x 2 pseudo-channels (one stack)";
         s.source = "Ramulator 2.0 HBM2_2Gb + HBM2_2Gbps as in the STeP HDL validation (dam-step-perf-dram.md "
                    "2.5, 3.2)";
@@ -40,6 +41,7 @@ std::vector<DramSpec> presets() {
         // 15, tWTR 6/8, tRFC 350 (8 Gb), tREFI 3900 ns; dam-step-perf-dram.md 3.4) at 556 ps, rounded up.
         DramSpec s;
         s.name = "hbm2e";
+        s.family = DramFamily::Hbm;
         s.standard = "HBM2E 3.6 Gb/s, 4 stacks x 8 channels x 2 pseudo-channels";
         s.source = "organisation: hardware-and-pnr.md 7.4; timing: Ramulator 2 HBM2 nanoseconds at 556 ps "
                    "(dam-step-perf-dram.md 3.4), derived";
@@ -60,6 +62,7 @@ std::vector<DramSpec> presets() {
         // interleaves bank groups every 4 columns.
         DramSpec s;
         s.name = "ddr4";
+        s.family = DramFamily::Ddr;
         s.standard = "DDR4-2400R x8, 1 channel, 1 rank";
         s.source = "Ramulator 2.0 DDR4_8Gb_x8 + DDR4_2400R (dam-step-perf-dram.md 3.7)";
         s.channels = 1;
@@ -70,7 +73,7 @@ std::vector<DramSpec> presets() {
         s.columns = 128;
         s.busPerRank = false;
         s.tCKps = 833;
-        s.mapping = "MOP4";
+        s.mapping = MappingScheme::Mop4;
         s.t = {4, 16, 12, 16, 16, 16, 39, 55, 18, 9, 4, 6, 4, 6, 3, 9, 26, 433, 9364};
         v.push_back(s);
     }
@@ -83,6 +86,7 @@ std::vector<DramSpec> presets() {
         // model for the rest.
         DramSpec s;
         s.name = "ddr5";
+        s.family = DramFamily::Ddr;
         s.standard = "DDR5-4800B x8, 6 channels x 2 sub-channels, 1 rank";
         s.source = "organisation: hardware-and-pnr.md 7.4; timing: JEDEC DDR5-4800B nominal values in tCK, "
                    "structure as Ramulator 2 DDR5 (dam-step-perf-dram.md 3.8), derived";
@@ -94,7 +98,7 @@ std::vector<DramSpec> presets() {
         s.columns = 64;
         s.busPerRank = false;
         s.tCKps = 417;
-        s.mapping = "MOP4";
+        s.mapping = MappingScheme::Mop4;
         s.t = {8, 40, 38, 40, 40, 40, 77, 117, 72, 18, 8, 12, 8, 12, 6, 24, 32, 708, 9360};
         v.push_back(s);
     }
@@ -103,10 +107,23 @@ std::vector<DramSpec> presets() {
 
 } // namespace
 
-const DramSpec& dramPreset(const std::string& name) {
+const ChoiceTable<DramPreset>& choices(DramPreset) {
+    static const ChoiceTable<DramPreset> table{{"ddr4", DramPreset::Ddr4},
+                                               {"ddr5", DramPreset::Ddr5},
+                                               {"hbm2", DramPreset::Hbm2},
+                                               {"hbm2e", DramPreset::Hbm2e}};
+    return table;
+}
+
+const DramSpec& dramPreset(DramPreset preset) {
     static const std::vector<DramSpec> all = presets();
     for (const auto& s : all)
-        if (s.name == name) return s;
+        if (s.name == nameOf(preset)) return s;
+    throw std::logic_error("a DRAM preset without a spec");
+}
+
+const DramSpec& dramPreset(const std::string& name) {
+    if (auto p = parseChoice(choices(DramPreset{}), name)) return dramPreset(*p);
     auto names = dramPresetNames();
     auto near = nearestWord(name, names);
     throw BadInput(
@@ -116,7 +133,7 @@ const DramSpec& dramPreset(const std::string& name) {
 }
 
 std::vector<std::string> dramPresetNames() {
-    return {"ddr4", "ddr5", "hbm2", "hbm2e"};
+    return choiceNames(choices(DramPreset{}));
 }
 
 } // namespace steprdu::hw::mem

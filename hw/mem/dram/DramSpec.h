@@ -5,7 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "hw/mem/dram/MappingScheme.h"
+#include "util/Choice.h"
+
 namespace steprdu::hw::mem {
+
+enum class DramPreset { Ddr4, Ddr5, Hbm2, Hbm2e };
+const ChoiceTable<DramPreset>& choices(DramPreset);
+// HBM stacks (pseudo-channels with their own data bus) or DDR channels (ranks sharing one).
+enum class DramFamily { Hbm, Ddr };
 
 struct DramTiming {
     int nBL = 4;              // data bus cycles per transaction
@@ -26,7 +34,8 @@ struct DramTiming {
 };
 
 struct DramSpec {
-    std::string name;     // the preset's name
+    std::string name; // the preset's name
+    DramFamily family = DramFamily::Hbm;
     std::string standard; // e.g. "HBM2 2 Gb/s"
     std::string source;   // where the numbers come from
     int channels = 8;
@@ -38,7 +47,7 @@ struct DramSpec {
     int transactionBytes = 64;
     bool busPerRank = true; // HBM pseudo-channels have their own data bus; DDR ranks share the channel's
     double tCKps = 1000;    // command clock period, ps
-    std::string mapping = "RoBaRaCoCh";
+    MappingScheme mapping = MappingScheme::RoBaRaCoCh;
     DramTiming t;
 
     int dataBuses() const { return busPerRank ? channels * ranks : channels; }
@@ -56,6 +65,7 @@ struct DramSpec {
     }
 };
 
+const DramSpec& dramPreset(DramPreset preset);
 // Throws BadInput naming the preset and the known ones.
 const DramSpec& dramPreset(const std::string& name);
 std::vector<std::string> dramPresetNames();

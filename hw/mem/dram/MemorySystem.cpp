@@ -11,7 +11,7 @@ constexpr std::int64_t kSlice = 256;
 }
 
 MemorySystem::MemorySystem(const DramSpec& spec, const MemorySystemOptions& o)
-    : spec_(spec), o_(o), mapping_(o.mapping.empty() ? spec.mapping : o.mapping, spec_) {
+    : spec_(spec), o_(o), mapping_(o.mapping.value_or(spec.mapping), spec_) {
     for (int c = 0; c < spec_.channels; ++c) {
         if (o_.checkTiming) checkers_.push_back(std::make_unique<DramChecker>(spec_));
         channels_.push_back(std::make_unique<DramController>(

@@ -12,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <string>
 #include <vector>
@@ -25,9 +26,9 @@ namespace steprdu::hw::mem {
 
 struct MemorySystemOptions {
     ControllerOptions controller;
-    std::string mapping;      // empty: the preset's
-    bool checkTiming = false; // check every command with DramChecker
-    ClockRatio clock;         // DRAM cycles per fabric cycle
+    std::optional<MappingScheme> mapping; // none: the preset's
+    bool checkTiming = false;             // check every command with DramChecker
+    ClockRatio clock;                     // DRAM cycles per fabric cycle
 };
 
 class MemorySystem : public TransactionSink {
