@@ -5,7 +5,7 @@ BUILD_TYPE ?= Release
 DIFFTEST_COUNT ?= 20000
 DIFFTEST_SEED ?= 1
 
-.PHONY: deps configure build run test sanitize fuzz difftest paper bench format format-check clean
+.PHONY: deps configure build steprdu run test sanitize fuzz difftest paper bench format format-check clean
 
 deps:
 	@scripts/install-deps.sh
@@ -16,7 +16,11 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j$(JOBS)
 
-run: build
+# Only the binary: a first `make run` compiles no test.
+steprdu: configure
+	@cmake --build $(BUILD) -j$(JOBS) --target steprdu
+
+run: steprdu
 	$(BUILD)/steprdu run moe
 
 test: build
@@ -45,15 +49,15 @@ fuzz: deps
 	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The long differential test: DIFFTEST_COUNT random programs on every executor (one die tile of step_eval).
-difftest: build
+difftest: steprdu
 	$(BUILD)/steprdu difftest --count $(DIFFTEST_COUNT) --seed $(DIFFTEST_SEED) --out $(BUILD)/difftest \
 		--set chip.dies=1 --set chip.die_tile_rows=1 --set chip.die_tile_cols=1
 
 # The paper's figures: every experiment swept on both backends, drawn as PNGs, results/paper.md.
-paper: build
+paper: steprdu
 	scripts/paper.sh $(BUILD)/steprdu results $(JOBS)
 
-bench: build
+bench: steprdu
 	$(BUILD)/steprdu bench
 
 format:

@@ -1,4 +1,4 @@
-#include "testbenches/CopyTestbench.h"
+#include "testbenches/Testbench.h"
 
 #include <fmt/format.h>
 
@@ -6,6 +6,22 @@
 #include "util/Error.h"
 
 namespace steprdu::tb {
+
+namespace {
+
+// Copies `bytes` from one off-chip tensor to another through the chip, split into parallel streams of
+// row-major tiles (load, then store): a calibration case for off-chip bandwidth.
+class CopyTestbench : public Testbench {
+  public:
+    std::string name() const override { return "copy"; }
+    std::string doc() const override {
+        return "off-chip copy in parallel streams of tiles (load then store)";
+    }
+    std::vector<Knob> knobs() const override;
+    Workload build(const Knobs& k, bool functional) const override;
+};
+
+} // namespace
 
 using namespace step;
 
@@ -64,6 +80,10 @@ Workload CopyTestbench::build(const Knobs& k, bool functional) const {
     };
     (void)functional;
     return w;
+}
+
+std::unique_ptr<Testbench> makeCopyTestbench() {
+    return std::make_unique<CopyTestbench>();
 }
 
 } // namespace steprdu::tb

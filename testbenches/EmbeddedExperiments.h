@@ -1,16 +1,13 @@
 #pragma once
 // The experiment definitions of configs/experiments/*.yaml, compiled into the binary so `steprdu experiment`
-// works without the source tree. The definition is generated at build time by cmake/EmbedFiles.cmake.
+// works without the source tree.
 #include <vector>
+
+#include "util/EmbeddedFile.h"
 
 namespace steprdu::tb {
 
-struct EmbeddedExperiment {
-    const char* name; // file name without .yaml
-    const char* yaml;
-};
-
-// Sorted by name.
-const std::vector<EmbeddedExperiment>& embeddedExperiments();
+// Sorted by name (the file name without .yaml).
+const std::vector<EmbeddedFile>& embeddedExperiments();
 
 } // namespace steprdu::tb

@@ -107,7 +107,7 @@ ExperimentDef parseExperiment(const std::string& yaml, const std::string& file, 
 
 ExperimentDef loadExperiment(const std::string& name) {
     for (auto& e : embeddedExperiments())
-        if (name == e.name) return parseExperiment(e.yaml, "configs/experiments/" + name + ".yaml", name);
+        if (name == e.name) return parseExperiment(e.text, "configs/experiments/" + name + ".yaml", name);
     auto names = experimentNames();
     auto near = nearestWord(name, names);
     throw BadInput(fmt::format("unknown experiment '{}'{}; experiments: {}", name,

@@ -1,8 +1,24 @@
-#include "testbenches/GemmTestbench.h"
+#include "testbenches/Testbench.h"
 
 #include "step_ops/GraphBuilder.h"
 
 namespace steprdu::tb {
+
+namespace {
+
+// C = A x B with output-stationary tiling: for each output tile, the A tiles of its row and the B tiles of
+// its column stream into one MapAccum that reduces over K: a calibration case for compute.
+class GemmTestbench : public Testbench {
+  public:
+    std::string name() const override { return "gemm"; }
+    std::string doc() const override {
+        return "tiled matrix product C = A x B, reduced over K per output tile";
+    }
+    std::vector<Knob> knobs() const override;
+    Workload build(const Knobs& k, bool functional) const override;
+};
+
+} // namespace
 
 using namespace step;
 
@@ -56,6 +72,10 @@ Workload GemmTestbench::build(const Knobs& kn, bool functional) const {
     };
     (void)functional;
     return w;
+}
+
+std::unique_ptr<Testbench> makeGemmTestbench() {
+    return std::make_unique<GemmTestbench>();
 }
 
 } // namespace steprdu::tb

@@ -1,4 +1,4 @@
-#include "testbenches/GraphFileTestbench.h"
+#include "testbenches/Testbench.h"
 
 #include <fstream>
 
@@ -8,6 +8,20 @@
 #include "util/Error.h"
 
 namespace steprdu::tb {
+
+namespace {
+
+// A graph from a file (graph.json as `run --out` writes it, or a difftest reproducer): any STeP program on
+// any backend without writing a testbench. `steprdu run-graph g.json` is `steprdu run graph file=g.json`.
+class GraphFileTestbench : public Testbench {
+  public:
+    std::string name() const override { return "graph"; }
+    std::string doc() const override { return "a STeP graph from a JSON file (run-graph)"; }
+    std::vector<Knob> knobs() const override;
+    Workload build(const Knobs& k, bool functional) const override;
+};
+
+} // namespace
 
 std::vector<Knob> GraphFileTestbench::knobs() const {
     return {{"file", "", "the graph's JSON file (format steprdu-graph-1; required)"},
@@ -33,6 +47,10 @@ Workload GraphFileTestbench::build(const Knobs& k, bool functional) const {
     w.params = {{"file", k.str("file")}, {"depth", w.channelDepth}};
     (void)functional;
     return w;
+}
+
+std::unique_ptr<Testbench> makeGraphFileTestbench() {
+    return std::make_unique<GraphFileTestbench>();
 }
 
 } // namespace steprdu::tb

@@ -85,18 +85,24 @@ nlohmann::json compareMemories(const step::Graph& g, const step::TensorStore& go
             {"rel_difference", den > 0 ? std::sqrt(num / den) : std::sqrt(num)}};
 }
 
+// The request's limits, progress callback and timeline on either timed backend's options.
+template <class Options>
+void applyLimits(const RunRequest& req, Options& o, std::optional<Timeline>& timeline) {
+    o.maxCycles = req.maxCycles;
+    o.maxWallSeconds = req.maxWallSeconds;
+    o.watchdogCycles = req.watchdogCycles;
+    o.progress = req.progress;
+    if (req.trace) o.timeline = &timeline.emplace(req.traceFrom, req.traceTo);
+}
+
 nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, const Testbench& tbench,
                         const Knobs& knobs, Workload& w, RunArtifacts* art) {
     return runInChild([&]() -> nlohmann::json {
         hw::CycleOptions o;
         o.streams = loweringOptions(w);
         o.functional = req.functional;
-        o.maxCycles = req.maxCycles;
-        o.maxWallSeconds = req.maxWallSeconds;
-        o.watchdogCycles = req.watchdogCycles;
-        o.progress = req.progress;
         std::optional<Timeline> timeline;
-        if (req.trace) o.timeline = &timeline.emplace(req.traceFrom, req.traceTo);
+        applyLimits(req, o, timeline);
         step::TensorStore store(w.graph, req.functional);
         auto r = hw::CycleSimulator(cfg, o).run(w.graph, store);
         nlohmann::json out = r.summary;
@@ -184,12 +190,13 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
         }
         j.update(r);
         j["clock_ghz"] = cfg.clock_ghz;
-        j["peak_offchip_bytes_per_cycle"] = cfg.hbm.peakBytesPerCycle();
+        // The chip's HBM tier, whatever its device; the roofline's memory is always the published node.
+        const double peak = hw::tierPeakBytesPerCycle(cfg, hw::Tier::Hbm);
+        j["peak_offchip_bytes_per_cycle"] = peak;
         j["peak_flops_per_cycle"] =
             hw::ChipLayout(cfg.chip).numUnits(hw::UnitKind::Pcu) * cfg.pcu.peakFlopsPerCycle();
         const double cycles = j["cycles"].get<double>();
-        j["off_chip_bw_utilization"] =
-            cycles > 0 ? j["off_chip_bytes"].get<double>() / cycles / cfg.hbm.peakBytesPerCycle() : 0.0;
+        j["off_chip_bw_utilization"] = cycles > 0 ? j["off_chip_bytes"].get<double>() / cycles / peak : 0.0;
         const double alloc = j["allocated_flops_per_cycle"].get<double>();
         j["compute_utilization"] = cycles > 0 && alloc > 0 ? double(w.figureFlops) / cycles / alloc : 0.0;
         const double pcuPeak = j["units_used"]["pcu"].get<double>() * cfg.pcu.peakFlopsPerCycle();
@@ -200,12 +207,8 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
     }
     if (req.backend == "roofline") {
         auto o = rooflineOptions(cfg, w);
-        o.maxCycles = req.maxCycles;
-        o.maxWallSeconds = req.maxWallSeconds;
-        o.watchdogCycles = req.watchdogCycles;
-        o.progress = req.progress;
         std::optional<Timeline> timeline;
-        if (req.trace) o.timeline = &timeline.emplace(req.traceFrom, req.traceTo);
+        applyLimits(req, o, timeline);
         auto r = roofline::RooflineSimulator(o).run(w.graph);
         if (art && timeline) art->trace = timeline->json();
         double s = wall();

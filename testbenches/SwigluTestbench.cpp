@@ -1,4 +1,4 @@
-#include "testbenches/SwigluTestbench.h"
+#include "testbenches/Testbench.h"
 
 #include <cmath>
 
@@ -8,6 +8,20 @@
 #include "util/Error.h"
 
 namespace steprdu::tb {
+
+namespace {
+
+// One SwiGLU layer (the paper's Fig 8 HDL-validation workload): gate/up GEMMs with MN tiling, SiLU, Mul,
+// and a down projection tiled over the intermediate dimension.
+class SwigluTestbench : public Testbench {
+  public:
+    std::string name() const override { return "swiglu"; }
+    std::string doc() const override { return "SwiGLU layer of the paper's Fig 8 (HDL validation)"; }
+    std::vector<Knob> knobs() const override;
+    Workload build(const Knobs& k, bool functional) const override;
+};
+
+} // namespace
 
 using namespace step;
 
@@ -91,6 +105,10 @@ Workload SwigluTestbench::build(const Knobs& k, bool functional) const {
     };
     (void)functional;
     return w;
+}
+
+std::unique_ptr<Testbench> makeSwigluTestbench() {
+    return std::make_unique<SwigluTestbench>();
 }
 
 } // namespace steprdu::tb

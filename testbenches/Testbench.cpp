@@ -5,12 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "testbenches/AttentionTestbench.h"
-#include "testbenches/CopyTestbench.h"
-#include "testbenches/GemmTestbench.h"
-#include "testbenches/GraphFileTestbench.h"
-#include "testbenches/MoeTestbench.h"
-#include "testbenches/SwigluTestbench.h"
 #include "util/Error.h"
 #include "util/Strings.h"
 
@@ -75,12 +69,12 @@ std::string Knobs::choice(const std::string& k, const std::vector<std::string>& 
 const std::vector<std::unique_ptr<Testbench>>& testbenches() {
     static const std::vector<std::unique_ptr<Testbench>> all = [] {
         std::vector<std::unique_ptr<Testbench>> v;
-        v.push_back(std::make_unique<SwigluTestbench>());
-        v.push_back(std::make_unique<MoeTestbench>());
-        v.push_back(std::make_unique<AttentionTestbench>());
-        v.push_back(std::make_unique<CopyTestbench>());
-        v.push_back(std::make_unique<GemmTestbench>());
-        v.push_back(std::make_unique<GraphFileTestbench>());
+        v.push_back(makeSwigluTestbench());
+        v.push_back(makeMoeTestbench());
+        v.push_back(makeAttentionTestbench());
+        v.push_back(makeCopyTestbench());
+        v.push_back(makeGemmTestbench());
+        v.push_back(makeGraphFileTestbench());
         return v;
     }();
     return all;

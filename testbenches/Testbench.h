@@ -64,6 +64,14 @@ class Testbench {
     virtual Workload build(const Knobs& k, bool functional) const = 0;
 };
 
+// The workloads, each defined in testbenches/<Name>Testbench.cpp.
+std::unique_ptr<Testbench> makeSwigluTestbench();
+std::unique_ptr<Testbench> makeMoeTestbench();
+std::unique_ptr<Testbench> makeAttentionTestbench();
+std::unique_ptr<Testbench> makeCopyTestbench();
+std::unique_ptr<Testbench> makeGemmTestbench();
+std::unique_ptr<Testbench> makeGraphFileTestbench();
+// Every testbench, in the order `steprdu list` shows them.
 const std::vector<std::unique_ptr<Testbench>>& testbenches();
 const Testbench& findTestbench(const std::string& name); // throws BadInput with the nearest name
 

@@ -163,7 +163,7 @@ int cmdMemTrace(const Args& args) {
                 fmt::format("--mem {}: {}", mem,
                             expectedFound("a DRAM model", "the hardware preset's HBM tier is the published "
                                                           "simulator's node (memory.hbm = step_node)")));
-        spec = hw::mem::tierSpec(cfg, hw::Tier::Hbm);
+        spec = hw::tierSpec(cfg, hw::Tier::Hbm);
     } else {
         try {
             spec = hw::mem::dramPreset(mem);

@@ -1,16 +1,12 @@
 #pragma once
 // The YAML text of configs/*.yaml, compiled into the binary so presets work without the source tree.
-// The definition is generated at build time by cmake/EmbedFiles.cmake.
 #include <vector>
+
+#include "util/EmbeddedFile.h"
 
 namespace steprdu::hw {
 
-struct EmbeddedPreset {
-    const char* name; // file name without .yaml
-    const char* yaml;
-};
-
-// Sorted by name.
-const std::vector<EmbeddedPreset>& embeddedPresets();
+// Sorted by name (the file name without .yaml).
+const std::vector<EmbeddedFile>& embeddedPresets();
 
 } // namespace steprdu::hw

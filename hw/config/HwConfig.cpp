@@ -1,6 +1,7 @@
 #include "hw/config/HwConfig.h"
 
 #include "hw/config/ConfigSchema.h"
+#include "hw/mem/dram/ClockRatio.h"
 
 namespace steprdu::hw {
 
@@ -94,6 +95,31 @@ bool operator==(const HwConfig& a, const HwConfig& b) {
 
 bool operator!=(const HwConfig& a, const HwConfig& b) {
     return !(a == b);
+}
+
+mem::DramSpec tierSpec(const HwConfig& cfg, Tier tier) {
+    const MemoryConfig& m = cfg.memory;
+    const bool hbm = tier == Tier::Hbm;
+    mem::DramSpec s = mem::dramPreset((hbm ? m.hbm : m.ddr).dram);
+    const int channels = hbm ? m.hbm_channels : m.ddr_channels;
+    if (channels > 0) s.channels = channels;
+    s.mapping = (hbm ? m.hbm_mapping : m.ddr_mapping).value_or(s.mapping);
+    return s;
+}
+
+double tierPeakBytesPerCycle(const HwConfig& cfg, Tier tier) {
+    const TierDevice& device = tier == Tier::Hbm ? cfg.memory.hbm : cfg.memory.ddr;
+    switch (device.model) {
+    case TierDevice::Model::None:
+        return 0;
+    case TierDevice::Model::StepNode:
+        return cfg.hbm.peakBytesPerCycle();
+    case TierDevice::Model::Dram:
+        break;
+    }
+    const mem::DramSpec spec = tierSpec(cfg, tier);
+    const auto clock = mem::ClockRatio::of(cfg.clock_ghz, spec.tCKps);
+    return spec.peakBytesPerCycle() * double(clock.num) / double(clock.den);
 }
 
 } // namespace steprdu::hw

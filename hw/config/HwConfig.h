@@ -1,8 +1,8 @@
 #pragma once
 // The typed hardware configuration. Every default lives in the member initialisers below; the key table
-// (ranges, docs, YAML/JSON names) is hw/ConfigSchema.cpp, and presets in configs/*.yaml override a subset.
-// Defaults: the published STeP simulator's evaluation setup (PMU and HBM) and the SN40L-like values of
-// hardware-and-pnr.md section 7 for everything STeP does not model.
+// (ranges, docs, YAML/JSON names) is hw/config/ConfigSchema.cpp, and presets in configs/*.yaml override a
+// subset. Defaults: the published STeP simulator's evaluation setup (PMU and HBM) and the SN40L-like values
+// of hardware-and-pnr.md section 7 for everything STeP does not model.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -197,6 +197,13 @@ struct HwConfig {
     // This configuration as the unit `unit` (e.g. "pcu_r3c7") sees it: its own overrides applied.
     HwConfig forUnit(const std::string& unit) const;
 };
+
+// The DRAM spec of `tier`, whose device is a DRAM preset: the preset with the tier's channel and mapping
+// overrides applied.
+mem::DramSpec tierSpec(const HwConfig& cfg, Tier tier);
+// The peak bandwidth of `tier` in bytes per fabric cycle, whatever its device (0 where there is none): the
+// published node's channels, or the DRAM data buses at the DRAM clock converted to the fabric's.
+double tierPeakBytesPerCycle(const HwConfig& cfg, Tier tier);
 
 // Key-by-key comparison over the schema, so a new key is compared without touching this code.
 bool operator==(const HwConfig& a, const HwConfig& b);

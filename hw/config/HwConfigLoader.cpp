@@ -35,7 +35,7 @@ struct Source {
 
 const char* findPreset(const std::string& name) {
     for (const auto& p : embeddedPresets())
-        if (name == p.name) return p.yaml;
+        if (name == p.name) return p.text;
     return nullptr;
 }
 

@@ -7,16 +7,10 @@
 
 namespace steprdu::hw {
 
-std::string kindName(UnitKind k) {
-    switch (k) {
-    case UnitKind::Pcu:
-        return "pcu";
-    case UnitKind::Pmu:
-        return "pmu";
-    case UnitKind::Agcu:
-        return "agcu";
-    }
-    return "";
+const ChoiceTable<UnitKind>& choices(UnitKind) {
+    static const ChoiceTable<UnitKind> t{
+        {"pcu", UnitKind::Pcu}, {"pmu", UnitKind::Pmu}, {"agcu", UnitKind::Agcu}};
+    return t;
 }
 
 std::string siteName(int row, int col, UnitKind k) {
@@ -47,7 +41,7 @@ std::optional<UnitName> parseUnitName(const std::string& name) {
         return u;
     }
     if (!std::regex_match(name, m, site)) return std::nullopt;
-    u.kind = m[1] == "pcu" ? UnitKind::Pcu : UnitKind::Pmu;
+    u.kind = *parseChoice(choices(UnitKind{}), m[1].str());
     u.row = number(m[2]);
     u.col = number(m[3]);
     return u;

@@ -5,10 +5,15 @@
 #include <optional>
 #include <string>
 
+#include "util/Choice.h"
+
 namespace steprdu::hw {
 
 enum class UnitKind { Pcu, Pmu, Agcu };
-std::string kindName(UnitKind k); // "pcu", "pmu", "agcu"
+const ChoiceTable<UnitKind>& choices(UnitKind);
+inline const std::string& kindName(UnitKind k) {
+    return nameOf(k);
+} // "pcu", "pmu", "agcu"
 
 struct UnitName {
     UnitKind kind = UnitKind::Pcu;

@@ -10,16 +10,6 @@
 
 namespace steprdu::hw::mem {
 
-DramSpec tierSpec(const HwConfig& cfg, Tier tier) {
-    const MemoryConfig& m = cfg.memory;
-    const bool hbm = tier == Tier::Hbm;
-    DramSpec s = dramPreset((hbm ? m.hbm : m.ddr).dram);
-    const int channels = hbm ? m.hbm_channels : m.ddr_channels;
-    if (channels > 0) s.channels = channels;
-    s.mapping = (hbm ? m.hbm_mapping : m.ddr_mapping).value_or(s.mapping);
-    return s;
-}
-
 MemorySystemOptions memoryOptions(const HwConfig& cfg, const DramSpec& spec) {
     const MemoryConfig& m = cfg.memory;
     if (m.write_low > m.write_high)

@@ -10,8 +10,6 @@
 
 namespace steprdu::hw::mem {
 
-// The DRAM preset `name` with the channel and mapping overrides of the tier (`hbm` or `ddr`) applied.
-DramSpec tierSpec(const HwConfig& cfg, Tier tier);
 // The controller settings of the memory section; throws BadInput on inconsistent watermarks.
 MemorySystemOptions memoryOptions(const HwConfig& cfg, const DramSpec& spec);
 // Every tier, indexed by Tier, as modules named after them ("hbm", "ddr"); nullptr where the configuration

@@ -120,7 +120,7 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
             runCycles = std::max(runCycles, flops / (double(v.pcus[i]) * double(peak)));
         }
     }
-    v.runCycles = std::max(runCycles, offChip / cfg.hbm.peakBytesPerCycle());
+    v.runCycles = std::max(runCycles, offChip / tierPeakBytesPerCycle(cfg, Tier::Hbm));
     const double pmuBw = cfg.pmu.bandwidth_bytes_per_cycle;
     // PMUs for `bytes` of SRAM moving `rate` bytes per cycle through one port direction; a buffer's data
     // arrives on one link, so no more than a link's worth.

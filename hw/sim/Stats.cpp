@@ -83,7 +83,7 @@ void StatsRegistry::add(const std::string& path, const std::string& name, double
             stats_.push_back({path, name, value});
             return;
         }
-    throw std::logic_error("stat '" + name + "' has no definition in hw/Stats.cpp");
+    throw std::logic_error("stat '" + name + "' has no definition in hw/sim/Stats.cpp");
 }
 
 double StatsRegistry::sum(const std::string& name, const std::string& prefix) const {

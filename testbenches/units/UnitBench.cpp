@@ -213,7 +213,7 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     Cycle memoryLatency =
         cfg.hbm.latency_cycles + (cfg.roofline.step_compat ? cfg.hbm.startup_cycles : 0) + 3;
     if (cfg.memory.hbm.model == TierDevice::Model::Dram) {
-        const mem::DramSpec spec = mem::tierSpec(cfg, Tier::Hbm);
+        const mem::DramSpec spec = tierSpec(cfg, Tier::Hbm);
         memoryLatency =
             mem::ClockRatio::of(cfg.clock_ghz, spec.tCKps).toFabric(spec.t.nRCD + spec.t.nCL + spec.t.nBL);
     }

@@ -1,5 +1,6 @@
 // PCU, PMU and AGCU alone with ideal inputs, against cycle counts derived by hand from their models
-// (hw/Pcu.h, hw/Pmu.h, hw/Agcu.h). Each bench elaborates SystemC, so each runs in a child process.
+// (hw/units/Pcu.h, hw/units/Pmu.h, hw/units/Agcu.h). Each bench elaborates SystemC, so each runs in a child
+// process.
 #include <gtest/gtest.h>
 
 #include "hw/config/HwConfigLoader.h"

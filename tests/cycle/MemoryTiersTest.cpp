@@ -86,3 +86,18 @@ TEST(CycleMemoryTiers, MoeWithWeightsInDdrSlowsByTheBandwidthRatio) {
     EXPECT_GE(ddr["cycles"].get<double>(), weights / peak(ddr, "ddr"));
     EXPECT_GE(weights / ddr["cycles"].get<double>(), 0.85 * peak(ddr, "ddr"));
 }
+
+// The chip's off-chip peak is its HBM tier's, not the published node's `hbm` section: on sn40l with one HBM2
+// stack (memory.hbm=hbm2) that is 8 channels x 2 pseudo-channels x 64 B per 4 DRAM cycles of 1 ns, 256 B/ns
+// or 213.3 B per 1.2 GHz fabric cycle, where the hbm section says 1536. Lowering's rate model (pnr.json's
+// rate_model_cycles: at least the off-chip bytes at that peak) and the run's utilisation both use it.
+TEST(CycleMemoryTiers, OffChipPeakIsTheHbmTiersOwn) {
+    const auto r = run("swiglu", {}, {"memory.hbm=hbm2"}, "sn40l");
+    const double tierPeak = 256.0 / 1.2;
+    EXPECT_NEAR(r["peak_offchip_bytes_per_cycle"].get<double>(), tierPeak, 1e-9);
+    EXPECT_NEAR(peak(r, "hbm"), tierPeak, 1e-9);
+    const double bytes = r["off_chip_bytes"].get<double>(), cycles = r["cycles"].get<double>();
+    EXPECT_NEAR(r["off_chip_bw_utilization"].get<double>(), bytes / cycles / tierPeak, 1e-12);
+    EXPECT_LE(r["off_chip_bw_utilization"].get<double>(), 1.0);
+    EXPECT_GE(r["pnr"]["rate_model_cycles"].get<double>(), bytes / tierPeak * (1 - 1e-12));
+}

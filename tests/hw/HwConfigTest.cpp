@@ -346,3 +346,18 @@ TEST(HwSchema, DocsHoldTheGeneratedTable) {
            "(scripts/update-doc-tables.sh):\n"
         << schemaMarkdown();
 }
+
+// Each tier's peak in fabric bytes per cycle, by device: the published node from the hbm section (step_eval:
+// 32 x 64 B / 2 cycles = 1024), a DRAM preset from its data buses at its own clock (HBM2: 8 x 2 x 64 B per 4
+// cycles of 1 ns; at 1.2 GHz a fabric cycle is 1/1.2 ns), nothing where there is no tier.
+TEST(HwConfig, TierPeakFollowsTheTiersDevice) {
+    HwConfig c = loadHwConfig("step_eval");
+    EXPECT_DOUBLE_EQ(tierPeakBytesPerCycle(c, Tier::Hbm), c.hbm.peakBytesPerCycle());
+    EXPECT_DOUBLE_EQ(tierPeakBytesPerCycle(c, Tier::Hbm), 1024.0);
+    EXPECT_DOUBLE_EQ(tierPeakBytesPerCycle(c, Tier::Ddr), 0.0);
+    applyOverride(c, "memory.hbm=hbm2");
+    applyOverride(c, "clock_ghz=1.2");
+    EXPECT_NEAR(tierPeakBytesPerCycle(c, Tier::Hbm), 256.0 / 1.2, 1e-9);
+    applyOverride(c, "memory.hbm_channels=4");
+    EXPECT_NEAR(tierPeakBytesPerCycle(c, Tier::Hbm), 128.0 / 1.2, 1e-9);
+}

@@ -1,4 +1,4 @@
-// A DRAM tier alone against numbers derived by hand from its preset's timing (hw/mem/DramSpec.cpp).
+// A DRAM tier alone against numbers derived by hand from its preset's timing (hw/mem/dram/DramSpec.cpp).
 // hbm2: nBL 4, nCL 7, nRCD 7, nRP 7, nRAS 17, nRC 19, nRTP 3, nRRD 2/3, nFAW 15, nRFC 160, nREFI 3900;
 //       16 pseudo-channels of 16 B per 1 ns cycle: 256 B/cycle.
 // ddr4: nBL 4, nCL 16, nRCD 16, nRP 16, nRAS 39, nRC 55, nRTP 9, nRRD 4/6, nFAW 26, nRFC 433, nREFI 9364;

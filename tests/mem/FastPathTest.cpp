@@ -95,7 +95,7 @@ TEST(DramFastPath, SameCompletionCyclesAsPerRequestOnHbm2eWithSmallQueues) {
 }
 
 // Queues too small for the offered load keep most transactions waiting in the input buffers, where the
-// requests' transactions are sent lazily (hw/mem/MemorySystem.h): a transaction sent behind a buffer's
+// requests' transactions are sent lazily (hw/mem/dram/MemorySystem.h): a transaction sent behind a buffer's
 // front must not move the channel's next event back (this once stalled the run).
 TEST(DramFastPath, SameCompletionCyclesAsPerRequestOnHbm2WithOverloadedQueues) {
     auto o = options(hw::mem::dramPreset("hbm2"));

@@ -1,6 +1,6 @@
 #pragma once
-// Helpers for the memory tests: a DRAM tier alone (hw/mem/MemTraceBench.h) run in a child process, and
-// addresses built field by field under the RoBaRaCoCh mapping.
+// Helpers for the memory tests: a DRAM tier alone (testbenches/units/MemTraceBench.h) run in a child process,
+// and addresses built field by field under the RoBaRaCoCh mapping.
 #include <cstdint>
 
 #include "testbenches/units/MemTraceBench.h"
