@@ -11,6 +11,7 @@
 
 namespace steprdu::hw {
 
+// Place and route, elaborate the chip from the result, simulate it.
 CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
     initSimTime();
     struct ActiveTimeline {
@@ -20,11 +21,27 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
     g.finalize();
     MemoryMap::check(cfg_);
     const pnr::PnrResult pnr = pnr::placeAndRoute(g, cfg_, o_.streams);
-    const pnr::Placement& placement = pnr.placement;
+    Chip& chip = elaborate(g, pnr.placement, store);
+    CycleResult r;
+    r.wallSeconds = simulate(chip);
+    r.cycles = chip.finishCycle();
+    r.summary = chip.summary(r.cycles);
+    r.summary["pnr"] = pnr.report;
+    chip.reportStats(r.stats, r.cycles);
+    r.events = chip.events();
+    return r;
+}
+
+Chip& CycleSimulator::elaborate(const step::Graph& g, const pnr::Placement& placement, step::TensorStore& store) {
     // SystemC objects live until the process ends: the kernel keeps references to them.
     static std::unique_ptr<Chip> chip;
     chip = std::make_unique<Chip>("chip", cfg_, g, placement, store, o_.streams, o_.functional);
+    return *chip;
+}
 
+// Slices of sc_start until every operator has finished, with the watchdog, the limits and progress reports
+// between them; returns the wall seconds taken.
+double CycleSimulator::simulate(Chip& chip) {
     const auto start = std::chrono::steady_clock::now();
     auto wall = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -39,7 +56,7 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
         return fmt::format(
             "cycle backend: no forward progress (watchdog: no token entered a stream in the {} "
             "cycles since cycle {}) at cycle {}; blocked:{}",
-            o_.watchdogCycles, lastMove, at, chip->blockedReport());
+            o_.watchdogCycles, lastMove, at, chip.blockedReport());
     };
     for (;;) {
         const double before = wall();
@@ -47,19 +64,19 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
         if (watchdogLook && sc_core::sc_pending_activity()) {
             // With nothing due before the window closes, nothing can move in it: stop as it closes.
             const Cycle due = now() + static_cast<Cycle>(sc_core::sc_time_to_pending_activity().value());
-            if (due - lastMove > o_.watchdogCycles && chip->tokensMoved() == tokens)
+            if (due - lastMove > o_.watchdogCycles && chip.tokensMoved() == tokens)
                 throw NoProgress(watchdogReport(lastMove + o_.watchdogCycles));
             // Starvation-exit only stops at events: a slice must reach the next one.
             target = std::max(std::min(target, now() + watchdogLook), due);
         }
         if (o_.maxCycles) target = std::min<Cycle>(target, o_.maxCycles + 1);
-        simulate(cycles(target - now()), sc_core::SC_EXIT_ON_STARVATION);
+        hw::simulate(cycles(target - now()), sc_core::SC_EXIT_ON_STARVATION);
         rethrowSimulationFailure();
-        if (chip->finished()) break;
+        if (chip.finished()) break;
         if (!sc_core::sc_pending_activity())
             throw NoProgress(fmt::format("cycle backend: no forward progress at cycle {}; blocked:{}", now(),
-                                         chip->blockedReport()));
-        if (const std::int64_t t = chip->tokensMoved(); t != tokens) {
+                                         chip.blockedReport()));
+        if (const std::int64_t t = chip.tokensMoved(); t != tokens) {
             tokens = t;
             lastMove = now();
         } else if (o_.watchdogCycles && now() - lastMove >= o_.watchdogCycles) {
@@ -81,14 +98,7 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
         else if (w - before > 0.2 && slice > 1024)
             slice /= 2;
     }
-    CycleResult r;
-    r.wallSeconds = wall();
-    r.cycles = chip->finishCycle();
-    r.summary = chip->summary(r.cycles);
-    r.summary["pnr"] = pnr.report;
-    chip->reportStats(r.stats, r.cycles);
-    r.events = chip->events();
-    return r;
+    return wall();
 }
 
 } // namespace steprdu::hw

@@ -44,6 +44,9 @@ class CycleSimulator {
     CycleResult run(step::Graph& g, step::TensorStore& store);
 
   private:
+    Chip& elaborate(const step::Graph& g, const pnr::Placement& placement, step::TensorStore& store);
+    double simulate(Chip& chip);
+
     HwConfig cfg_;
     CycleOptions o_;
 };
