@@ -21,7 +21,7 @@ steprdu: configure
 	@cmake --build $(BUILD) -j$(JOBS) --target steprdu
 
 run: steprdu
-	$(BUILD)/steprdu run moe
+	$(BUILD)/steprdu compare moe --quiet
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)

@@ -44,6 +44,11 @@ Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph&
         ops_.push_back(makeChild<OperatorProcess>(host, identifier(op.name()).c_str(), op, host,
                                                   static_cast<int>(place.units.size()), store, functional,
                                                   s.timingElemBytes));
+        if (place.folded) continue;
+        std::vector<Unit*> group;
+        for (std::size_t u = 1; u < place.units.size(); ++u)
+            group.push_back(&unitAt(place.units[u]));
+        ops_.back()->setGroup(std::move(group));
     }
     buildRoutes(g, p, s);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -189,6 +190,7 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
             r.erase("_trace");
         }
         j.update(r);
+        j["warnings"] = j["pnr"]["warnings"];
         j["clock_ghz"] = cfg.clock_ghz;
         // The chip's HBM tier, whatever its device; the roofline's memory is always the published node.
         const double peak = hw::tierPeakBytesPerCycle(cfg, hw::Tier::Hbm);
@@ -338,16 +340,63 @@ nlohmann::json compareBackends(const RunRequest& req) {
                              {"compute_cycles_chip", flops / (cyc["peak_flops_per_cycle"].get<double>())},
                              {"pcus_assigned", pcus},
                              {"pcu_peak_flops_per_cycle", peak}};
-    return {{"testbench", cyc["testbench"]},
-            {"hw", cyc["hw"]},
-            {"params", cyc["params"]},
-            {"roofline", roof},
-            {"cycle", cyc},
-            {"cycle_over_roofline", rc > 0 ? cc / rc : 0.0},
-            {"bounds", bounds},
-            {"stall_cycles", stalls},
-            {"busiest_switches", top("max_link_utilization", 5)},
-            {"busiest_memory_channels", top("data_bus_utilization", 5)}};
+    // Per module path, its stats by name.
+    std::map<std::string, std::map<std::string, double>> byPath;
+    for (const auto& r : rows)
+        byPath[r.path][r.name] = r.value;
+    // The operators that finish last decide the run: each one's busy and stalled shares of its finish cycle.
+    std::vector<std::pair<std::string, const std::map<std::string, double>*>> ops;
+    for (const auto& [path, s] : byPath)
+        if (s.count("finish_cycle")) ops.emplace_back(path, &s);
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
+        return a.second->at("finish_cycle") > b.second->at("finish_cycle");
+    });
+    nlohmann::json operators = nlohmann::json::array();
+    for (std::size_t i = 0; i < std::min<std::size_t>(8, ops.size()); ++i) {
+        const auto& s = *ops[i].second;
+        const double finish = std::max(1.0, s.at("finish_cycle"));
+        operators.push_back({{"path", ops[i].first},
+                             {"finish_cycle", s.at("finish_cycle")},
+                             {"busy_share", s.at("busy_cycles") / finish},
+                             {"stall_input_share", s.at("stall_input_cycles") / finish},
+                             {"stall_output_share", s.at("stall_output_cycles") / finish},
+                             {"stall_memory_share", s.at("stall_memory_cycles") / finish}});
+    }
+    // The streams that ask most of the fabric: the bandwidth each needs to keep the roofline's pace against
+    // what it achieved and what one lane of the fabric carries.
+    std::vector<std::pair<std::string, double>> streams;
+    for (const auto& [path, s] : byPath) {
+        auto it = s.find("data_bytes");
+        if (it != s.end() && it->second > 0 && path.find(".streams.") != std::string::npos)
+            streams.emplace_back(path, it->second);
+    }
+    std::stable_sort(streams.begin(), streams.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    nlohmann::json limiting = nlohmann::json::array();
+    for (std::size_t i = 0; i < std::min<std::size_t>(8, streams.size()); ++i) {
+        const double bytes = streams[i].second;
+        limiting.push_back({{"path", streams[i].first},
+                            {"data_bytes", bytes},
+                            {"needed_bytes_per_cycle", rc > 0 ? bytes / rc : 0.0},
+                            {"achieved_bytes_per_cycle", cc > 0 ? bytes / cc : 0.0},
+                            {"lane_bytes_per_cycle", cfg.rdn.flit_bytes}});
+    }
+    nlohmann::json out = {{"testbench", cyc["testbench"]},
+                          {"warnings", cyc["warnings"]},
+                          {"hw", cyc["hw"]},
+                          {"params", cyc["params"]},
+                          {"roofline", roof},
+                          {"cycle", cyc},
+                          {"cycle_over_roofline", rc > 0 ? cc / rc : 0.0},
+                          {"bounds", bounds},
+                          {"stall_cycles", stalls},
+                          {"last_operators", operators},
+                          {"busiest_streams", limiting}};
+    // Sections with nothing in them (no mesh on the ideal network, no DRAM channels behind the published
+    // node) are left out.
+    if (auto s = top("max_link_utilization", 5); !s.empty()) out["busiest_switches"] = s;
+    if (auto m = top("data_bus_utilization", 5); !m.empty()) out["busiest_memory_channels"] = m;
+    return out;
 }
 
 } // namespace steprdu::tb

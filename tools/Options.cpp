@@ -38,6 +38,12 @@ void parseOptions(const std::string& command, const std::vector<std::string>& ar
             fmt::format("steprdu {}: {}", command, expectedFound("only options", "'" + words.front() + "'")));
 }
 
+void printWarnings(const nlohmann::json& result, const Flags& flags) {
+    if (flags.quiet || !result.contains("warnings")) return;
+    for (const auto& w : result["warnings"])
+        std::cerr << "steprdu: warning: " << w.get<std::string>() << "\n";
+}
+
 bool Flags::showProgress() const {
     return !quiet && ::isatty(STDERR_FILENO);
 }
@@ -47,7 +53,7 @@ void addFlags(po::options_description& opts, Flags& flags, bool withJson, bool w
     if (withJson) opts.add_options()("json", po::bool_switch(&flags.json), "print one JSON object on stdout");
     if (withQuiet)
         opts.add_options()("quiet,q", po::bool_switch(&flags.quiet),
-                           "no progress on stderr (progress shows only on a terminal)");
+                           "no progress or warnings on stderr (progress shows only on a terminal)");
 }
 
 void addHardwareOptions(po::options_description& opts, std::string& hw, std::vector<std::string>& sets,

@@ -19,7 +19,7 @@ int cmdPnr(const Args& args) {
     std::string out;
     Flags f;
     po::options_description opts("pnr options");
-    addFlags(opts, f, true, false);
+    addFlags(opts, f);
     addHardwareOptions(
         opts, req.hw, req.sets,
         "override a hardware key, e.g. --set pnr.seed=7 or --set pnr.on_overflow=shrink (repeatable)");
@@ -36,6 +36,7 @@ int cmdPnr(const Args& args) {
         std::ofstream(out + "/pnr.json") << j.dump(2) << "\n";
         std::ofstream(out + "/floorplan.svg") << svg;
     }
+    printWarnings(j, f);
     if (f.json) {
         std::cout << j.dump(2) << "\n";
         return 0;

@@ -150,6 +150,7 @@ int run(const std::string& command, const Args& args) {
     if (!out.empty())
         tb::writeRunDirectory(out, j, art,
                               tb::runMeta(commandLine(), wall(), j.value("sim_cycles_per_second", 0.0), 0));
+    printWarnings(j, f);
     if (f.json) {
         std::cout << j.dump(2) << "\n";
         return 0;

@@ -57,7 +57,7 @@ const std::vector<Command>& commands() {
                                               --out writes pnr.json and floorplan.svg)",
          cmdPnr},
         {"compare",
-         R"(compare <testbench> [knob=value ...] [--hw ..] [--set ..] [--json]
+         R"(compare <testbench> [knob=value ...] [--hw ..] [--set ..] [--out DIR] [--json]
                                               roofline and cycle-level side by side: ratio, lower bounds,
                                               stalls by cause and unit kind, busiest links and channels)",
          cmdCompare},

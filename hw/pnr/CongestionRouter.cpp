@@ -233,6 +233,15 @@ nlohmann::json Routing::report(const Netlist& nl) const {
                        {"load", load[l] / capacity},
                        {"nets", nets}});
     }
+    // Every link loaded beyond its bandwidth after the last round: its streams run slower than planned.
+    nlohmann::json over = nlohmann::json::array();
+    for (int l : byLoad) {
+        if (load[l] <= capacity * (1 + 1e-9)) break;
+        const int sw = l / kDirs;
+        over.push_back({{"link", fmt::format("{}.{}", ChipLayout::switchName(sw / cols, sw % cols),
+                                             directionName(l % kDirs))},
+                        {"load", load[l] / capacity}});
+    }
     return {{"legs", legs.size()},
             {"legs_column_first", columnFirst},
             {"iterations", iterations},
@@ -245,7 +254,8 @@ nlohmann::json Routing::report(const Netlist& nl) const {
             {"hops_max", maxHops},
             {"max_flow_table", maxFlowTable},
             {"deadlock_free", deadlockFree()},
-            {"hottest_links", hot}};
+            {"hottest_links", hot},
+            {"oversubscribed_links", over}};
 }
 
 } // namespace steprdu::hw::pnr

@@ -121,7 +121,18 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
         {"annealing",
          {{"temperatures", anneal.temperatures}, {"moves", anneal.moves}, {"accepted", anneal.accepted}}},
         {"seconds", {{"lower", lowerSeconds}, {"place", placeSeconds}, {"route", routeSeconds}}}};
-    if (mesh) r.report["routing"] = r.routing.report(r.netlist);
+    r.report["warnings"] = nlohmann::json::array();
+    if (mesh) {
+        r.report["routing"] = r.routing.report(r.netlist);
+        const auto& over = r.report["routing"]["oversubscribed_links"];
+        if (!over.empty())
+            r.report["warnings"].push_back(fmt::format(
+                "place and route: {} link(s) left over-subscribed after {} routing round(s), the worst {} at "
+                "{:.2f}x its bandwidth; the streams on them run slower than lowering planned (pnr.json: "
+                "routing.oversubscribed_links)",
+                over.size(), r.routing.iterations, over[0]["link"].get<std::string>(),
+                over[0]["load"].get<double>()));
+    }
     return r;
 }
 

@@ -9,7 +9,9 @@ namespace steprdu::hw {
 const std::vector<StatDef>& statDefinitions() {
     static const std::vector<StatDef> defs = {
         // Operators (chip.<unit>.<operator>) and the units that host them (chip.<unit>).
-        {"busy_cycles", "cycles", "cycles the operator's unit spent on its work (compute, port transfers)"},
+        {"busy_cycles", "cycles",
+         "cycles the operator's unit spent on its work (compute, port transfers); a PCU counts the work of "
+         "every compute group it belongs to"},
         {"stall_input_cycles", "cycles", "cycles the operator waited for an input token"},
         {"stall_output_cycles", "cycles", "cycles the operator waited for a credit of an output stream"},
         {"stall_memory_cycles", "cycles",

@@ -29,6 +29,9 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
     const step::Operator& op() const { return op_; }
     Unit& host() const { return host_; }
     int units() const { return units_; }
+    // The units of the operator's virtual unit besides its host (the rest of a compute group).
+    void setGroup(std::vector<Unit*> others) { group_ = std::move(others); }
+    const std::vector<Unit*>& group() const { return group_; }
     // Bytes a token occupies on the fabric.
     std::int64_t fabricBytes(const step::Token& t) const;
     std::int64_t fabricBytes(std::int64_t nativeBytes) const;
@@ -75,6 +78,7 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
     const step::Operator& op_;
     Unit& host_;
     int units_;
+    std::vector<Unit*> group_;
     step::TensorStore& store_;
     bool functional_;
     int timingElemBytes_;

@@ -64,6 +64,8 @@ WorkDone Pcu::cost(const PcuConfig& c, const step::Work& w, int units) {
 WorkDone Pcu::perform(OperatorProcess& op, const step::Work& w) {
     WorkDone c = cost(cfg_.pcu, w, op.units());
     busy_ += c.done;
+    for (Unit* u : op.group())
+        if (u->unitKind() == UnitKind::Pcu) static_cast<Pcu*>(u)->credit(c.done);
     Cycle t = now();
     return {t + c.done, t + c.ready};
 }

@@ -24,6 +24,8 @@ class Pcu : public Unit {
     static WorkDone cost(const PcuConfig& c, const step::Work& w, int units);
 
     WorkDone perform(OperatorProcess& op, const step::Work& w) override;
+    // Work of a group this PCU belongs to but does not host: every PCU of a group is busy while it works.
+    void credit(Cycle busy) { busy_ += busy; }
     void reportStats(StatsRegistry& stats, Cycle elapsed) const override;
 
   private:

@@ -519,3 +519,73 @@ TEST(CliRunGraph, RunsTheGraphFileOfARunDirectory) {
     EXPECT_EQ(run("run-graph --json").code, 2);
     std::filesystem::remove_all(dir);
 }
+
+// Links that routing leaves loaded beyond their bandwidth are a warning on stderr (not with --quiet) and a
+// list in pnr.json, heaviest first. SwiGLU on step_eval leaves some: each of its streams rides one 64 B lane.
+TEST(CliPnr, OverSubscribedLinksAreAWarningAndAListInPnrJson) {
+    auto r = run("pnr swiglu --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& over = j["routing"]["oversubscribed_links"];
+    ASSERT_FALSE(over.empty());
+    EXPECT_EQ(over.size(), j["routing"]["overused_links"].get<std::size_t>());
+    EXPECT_NEAR(over[0]["load"].get<double>(), j["routing"]["max_link_load"].get<double>(), 1e-9);
+    for (std::size_t i = 0; i < over.size(); ++i) {
+        EXPECT_GT(over[i]["load"].get<double>(), 1.0);
+        if (i) EXPECT_LE(over[i]["load"].get<double>(), over[i - 1]["load"].get<double>());
+    }
+    ASSERT_EQ(j["warnings"].size(), 1u);
+    EXPECT_NE(r.err.find("steprdu: warning: place and route: " + std::to_string(over.size()) +
+                         " link(s) left over-subscribed"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(run("pnr swiglu --quiet").err, "");
+}
+
+namespace {
+std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+} // namespace
+
+// compare names where the cycles went: the last operators to finish with the shares of their finish cycle
+// (each share in [0, 1], busy and waiting together at most the whole), the streams that move the most with
+// the bandwidth they need at the roofline's pace (data bytes over the roofline's cycles) against what they
+// achieved (over the cycle level's) and one lane's; no memory-channel section behind the published node
+// (step_eval); --out writes the JSON and the text.
+TEST(CliCompare, NamesTheLastOperatorsAndTheBusiestStreamsAndWritesOut) {
+    const auto dir = std::filesystem::temp_directory_path() / "steprdu-compare-test";
+    std::filesystem::remove_all(dir);
+    auto r = run("compare swiglu --quiet --json --out " + dir.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const double rc = j["roofline"]["cycles"].get<double>(), cc = j["cycle"]["cycles"].get<double>();
+    ASSERT_FALSE(j["last_operators"].empty());
+    EXPECT_EQ(j["last_operators"][0]["finish_cycle"].get<double>(), cc);
+    for (const auto& op : j["last_operators"]) {
+        double sum = 0;
+        for (const char* k :
+             {"busy_share", "stall_input_share", "stall_output_share", "stall_memory_share"}) {
+            EXPECT_GE(op[k].get<double>(), 0.0) << op;
+            sum += op[k].get<double>();
+        }
+        EXPECT_LE(sum, 1.0 + 1e-9) << op;
+    }
+    const auto& streams = j["busiest_streams"];
+    ASSERT_FALSE(streams.empty());
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+        const double bytes = streams[i]["data_bytes"].get<double>();
+        EXPECT_DOUBLE_EQ(streams[i]["needed_bytes_per_cycle"].get<double>(), bytes / rc);
+        EXPECT_DOUBLE_EQ(streams[i]["achieved_bytes_per_cycle"].get<double>(), bytes / cc);
+        EXPECT_EQ(streams[i]["lane_bytes_per_cycle"].get<int>(), 64);
+        if (i) EXPECT_LE(bytes, streams[i - 1]["data_bytes"].get<double>());
+    }
+    EXPECT_FALSE(j.contains("busiest_memory_channels"));
+    EXPECT_TRUE(j.contains("busiest_switches"));
+    EXPECT_EQ(nlohmann::json::parse(slurp(dir / "compare.json")), j);
+    const std::string text = slurp(dir / "compare.txt");
+    EXPECT_NE(text.find("last operators to finish"), std::string::npos) << text;
+    EXPECT_EQ(text.find("busiest memory channels"), std::string::npos) << text;
+    std::filesystem::remove_all(dir);
+}

@@ -243,6 +243,28 @@ TEST(CycleEndToEnd, StatsAreKeyedByModulePath) {
     EXPECT_EQ(j["units_used"]["pcu"], 8);
 }
 
+// A compute group is busy as a whole: each of the matmul's 8 PCUs reports the group's work, the host's
+// busy_cycles (the matmul operator's), not only the PCU that hosts its process.
+TEST(CycleEndToEnd, EveryPcuOfAGroupIsCreditedWithItsWork) {
+    tb::RunRequest r;
+    r.testbench = "gemm";
+    r.backend = "cycle";
+    r.sets = {"pnr.placer=constructive"};
+    tb::RunArtifacts art;
+    auto j = tb::runTestbench(r, &art);
+    const auto& chip = art.stats["chip"];
+    const double work = chip["pcu_r0c0"]["matmul"]["busy_cycles"]["value"].get<double>();
+    ASSERT_GT(work, 0);
+    int busy = 0;
+    for (const auto& [unit, stats] : chip.items()) {
+        if (unit.rfind("pcu_", 0) != 0) continue;
+        SCOPED_TRACE(unit);
+        EXPECT_EQ(stats["busy_cycles"]["value"].get<double>(), work);
+        ++busy;
+    }
+    EXPECT_EQ(busy, j["units_used"]["pcu"].get<int>());
+}
+
 // Same program, configuration and seed: the same cycles and the same statistics, to the last digit.
 TEST(CycleEndToEnd, RunsAreDeterministic) {
     for (const auto& [tb, knobs] : std::vector<std::pair<std::string, std::vector<std::string>>>{
