@@ -32,7 +32,8 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
     return r;
 }
 
-Chip& CycleSimulator::elaborate(const step::Graph& g, const pnr::Placement& placement, step::TensorStore& store) {
+Chip& CycleSimulator::elaborate(const step::Graph& g, const pnr::Placement& placement,
+                                step::TensorStore& store) {
     // SystemC objects live until the process ends: the kernel keeps references to them.
     static std::unique_ptr<Chip> chip;
     chip = std::make_unique<Chip>("chip", cfg_, g, placement, store, o_.streams, o_.functional);
