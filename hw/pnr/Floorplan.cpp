@@ -1,13 +1,25 @@
 #include "hw/pnr/Floorplan.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
+
+#include "hw/arch/MeshPath.h"
 
 namespace steprdu::hw::pnr {
 
 std::string floorplanSvg(const step::Graph& g, const HwConfig& cfg, const PnrResult& r) {
     const ChipLayout L(cfg.chip);
-    constexpr int kCell = 12, kMargin = 24;
-    const int width = L.cols() * kCell + 2 * kMargin, height = L.rows() * kCell + 2 * kMargin;
+    constexpr int kCell = 12, kMargin = 24, kLegendRow = 11, kLegendColumn = 190;
+    // The operators with units of their own, for the legend: a swatch, the name and the units.
+    std::vector<int> shown;
+    for (int i = 0; i < g.numOps(); ++i)
+        if (!r.placement.ops[i].folded && !r.placement.ops[i].units.empty()) shown.push_back(i);
+    const int gridWidth = L.cols() * kCell + 2 * kMargin, gridHeight = L.rows() * kCell + 2 * kMargin;
+    const int perColumn = std::max(1, (gridHeight - kMargin) / kLegendRow);
+    const int legendColumns = (static_cast<int>(shown.size()) + perColumn - 1) / perColumn;
+    const int width = gridWidth + legendColumns * kLegendColumn, height = gridHeight;
     std::string s = fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
         "font-family=\"sans-serif\" font-size=\"8\">\n<rect width=\"100%\" height=\"100%\" "
@@ -61,19 +73,65 @@ std::string floorplanSvg(const step::Graph& g, const HwConfig& cfg, const PnrRes
         std::string points = fmt::format("{},{}", x(src.col), y(src.row));
         int row = src.row, col = src.col;
         for (int l : leg.links) {
-            const int dir = l % 4;
-            row += (dir == 2) - (dir == 0);
-            col += (dir == 1) - (dir == 3);
+            const int dir = l % kDirections;
+            row += (dir == South) - (dir == North);
+            col += (dir == East) - (dir == West);
             points += fmt::format(" {},{}", x(col), y(row));
         }
         s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"hsla({},80%,35%,0.6)\" "
                          "stroke-width=\"{:.2f}\"><title>{}</title></polyline>\n",
                          points, hue(net.name), std::clamp(4.0 * net.weight / flit, 0.3, 4.0), net.name);
     }
+    // Links left over-subscribed: red, beside the routes (each direction on its own side), with their load in
+    // link bandwidths.
+    for (std::size_t l = 0; l < r.routing.load.size(); ++l) {
+        const double load = r.routing.load[l] / r.routing.capacity;
+        if (load <= 1 + 1e-9) continue;
+        const int sw = static_cast<int>(l) / kDirections, dir = static_cast<int>(l) % kDirections;
+        const int row = sw / L.cols(), col = sw % L.cols();
+        const int row2 = row + (dir == South) - (dir == North), col2 = col + (dir == East) - (dir == West);
+        const int dx = dir == North ? -3 : dir == South ? 3 : 0, dy = dir == East ? -3 : dir == West ? 3 : 0;
+        s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"red\" stroke-width=\"2\">"
+                         "<title>{}.{}: {:.2f}x its bandwidth</title></line>\n",
+                         x(col) + dx, y(row) + dy, x(col2) + dx, y(row2) + dy,
+                         ChipLayout::switchName(row, col), directionName(dir), load);
+        s += fmt::format(
+            "<text x=\"{}\" y=\"{}\" fill=\"red\" font-size=\"5\" text-anchor=\"{}\">{:.1f}x</text>\n",
+            (x(col) + x(col2)) / 2 + 3 * dx, (y(row) + y(row2)) / 2 + 3 * dy + 2,
+            dx < 0   ? "end"
+            : dx > 0 ? "start"
+                     : "middle",
+            load);
+    }
+    // Labels on compute groups and buffers of several units, at their centre.
+    for (int i : shown) {
+        const auto& units = r.placement.ops[i].units;
+        if (units.size() < 4) continue;
+        double cx = 0, cy = 0;
+        for (const auto& u : units) {
+            cx += x(u.col);
+            cy += y(u.row);
+        }
+        s += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"middle\" font-weight=\"bold\" "
+                         "stroke=\"white\" stroke-width=\"2\" paint-order=\"stroke\">{}</text>\n",
+                         cx / units.size(), cy / units.size(), g.op(i).name());
+    }
+    // The legend: colour to operator, with its units.
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+        const int i = shown[k];
+        const int lx = gridWidth + static_cast<int>(k) / perColumn * kLegendColumn,
+                  ly = kMargin + static_cast<int>(k) % perColumn * kLegendRow;
+        const auto& units = r.placement.ops[i].units;
+        s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"hsl({},70%,55%)\"/>"
+                         "<text x=\"{}\" y=\"{}\">{} ({} {})</text>\n",
+                         lx, ly, hue(g.op(i).name()), lx + 11, ly + 7, g.op(i).name(), units.size(),
+                         kindName(units.front().kind) + (units.size() > 1 ? "s" : ""));
+    }
     s += fmt::format(
-        "<text x=\"{}\" y=\"14\">{}: {} PCUs, {} PMUs, {} AGCUs used; routes by bandwidth</text>\n", kMargin,
-        cfg.name, r.report["units"]["pcu"]["used"].get<int>(), r.report["units"]["pmu"]["used"].get<int>(),
-        r.report["units"]["agcu"]["used"].get<int>());
+        "<text x=\"{}\" y=\"14\">{}: {} PCUs, {} PMUs, {} AGCUs used; routes by bandwidth; over-subscribed "
+        "links in red</text>\n",
+        kMargin, cfg.name, r.report["units"]["pcu"]["used"].get<int>(),
+        r.report["units"]["pmu"]["used"].get<int>(), r.report["units"]["agcu"]["used"].get<int>());
     s += "</svg>\n";
     return s;
 }

@@ -520,6 +520,13 @@ TEST(CliRunGraph, RunsTheGraphFileOfARunDirectory) {
     std::filesystem::remove_all(dir);
 }
 
+namespace {
+std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+} // namespace
+
 // Links that routing leaves loaded beyond their bandwidth are a warning on stderr (not with --quiet) and a
 // list in pnr.json, heaviest first. SwiGLU on step_eval leaves some: each of its streams rides one 64 B lane.
 TEST(CliPnr, OverSubscribedLinksAreAWarningAndAListInPnrJson) {
@@ -541,13 +548,6 @@ TEST(CliPnr, OverSubscribedLinksAreAWarningAndAListInPnrJson) {
         << r.err;
     EXPECT_EQ(run("pnr swiglu --quiet").err, "");
 }
-
-namespace {
-std::string slurp(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-} // namespace
 
 // compare names where the cycles went: the last operators to finish with the shares of their finish cycle
 // (each share in [0, 1], busy and waiting together at most the whole), the streams that move the most with
@@ -587,5 +587,27 @@ TEST(CliCompare, NamesTheLastOperatorsAndTheBusiestStreamsAndWritesOut) {
     const std::string text = slurp(dir / "compare.txt");
     EXPECT_NE(text.find("last operators to finish"), std::string::npos) << text;
     EXPECT_EQ(text.find("busiest memory channels"), std::string::npos) << text;
+    std::filesystem::remove_all(dir);
+}
+
+// floorplan.svg reads as a picture: a legend from colour to operator with its units, the names of groups of
+// four units or more on them, and every over-subscribed link in red.
+TEST(CliPnr, TheFloorplanHasALegendGroupLabelsAndOverSubscribedLinksInRed) {
+    const auto dir = std::filesystem::temp_directory_path() / "steprdu-floorplan-test";
+    std::filesystem::remove_all(dir);
+    auto r = run("pnr swiglu --quiet --out " + dir.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(dir / "pnr.json"));
+    const std::string svg = slurp(dir / "floorplan.svg");
+    for (const char* entry : {">gate (8 pcus)<", ">load_x (1 agcu)<", ">store_out (1 agcu)<"})
+        EXPECT_NE(svg.find(entry), std::string::npos) << entry;
+    EXPECT_NE(
+        svg.find("font-weight=\"bold\" stroke=\"white\" stroke-width=\"2\" paint-order=\"stroke\">down<"),
+        std::string::npos);
+    std::size_t red = 0;
+    for (auto at = svg.find("stroke=\"red\""); at != std::string::npos;
+         at = svg.find("stroke=\"red\"", at + 1))
+        ++red;
+    EXPECT_EQ(red, j["routing"]["oversubscribed_links"].size());
     std::filesystem::remove_all(dir);
 }
