@@ -1,6 +1,4 @@
 // steprdu compare <testbench> [knob=value ...] [--hw ..] [--set ..] [--out DIR] [--json]
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -97,22 +95,18 @@ int cmdCompare(const Args& args) {
     addHardwareOptions(opts, req.hw, req.sets);
     opts.add_options()("out", po::value(&out), "write compare.json and compare.txt here");
     std::vector<std::string> positional;
+    req.progress = [](std::int64_t cycle, double wall) {
+        std::cerr << fmt::format("steprdu: cycle {} after {:.0f} s\n", cycle, wall);
+    };
     if (parseOrHelp("compare", args, opts, &positional, f,
                     "Run the roofline and the cycle backend on the same graph, side by side."))
         return 0;
     takeTestbench("compare", positional, req);
-    if (f.showProgress())
-        req.progress = [](std::int64_t cycle, double wall) {
-            std::cerr << fmt::format("steprdu: cycle {} after {:.0f} s\n", cycle, wall);
-        };
+    if (!f.showProgress()) req.progress = nullptr;
     const nlohmann::json j = tb::compareBackends(req);
     printWarnings(j, f);
     const std::string text = report(j);
-    if (!out.empty()) {
-        std::filesystem::create_directories(out);
-        std::ofstream(out + "/compare.json") << j.dump(2) << "\n";
-        std::ofstream(out + "/compare.txt") << text;
-    }
+    writeOut(out, {{"compare.json", j.dump(2) + "\n"}, {"compare.txt", text}});
     std::cout << (f.json ? j.dump(2) + "\n" : text);
     return 0;
 }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -36,6 +37,13 @@ void parseOptions(const std::string& command, const std::vector<std::string>& ar
     else if (!words.empty())
         throw BadInput(
             fmt::format("steprdu {}: {}", command, expectedFound("only options", "'" + words.front() + "'")));
+}
+
+void writeOut(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+    if (dir.empty()) return;
+    std::filesystem::create_directories(dir);
+    for (const auto& [name, text] : files)
+        std::ofstream(dir + "/" + name) << text;
 }
 
 void printWarnings(const nlohmann::json& result, const Flags& flags) {

@@ -25,6 +25,8 @@ struct Flags {
     // Progress goes to stderr only when it is a terminal and --quiet is not given.
     bool showProgress() const;
 };
+// Writes each (file name, text) into `dir`, creating it; nothing when `dir` is empty (no --out).
+void writeOut(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
 // A result's "warnings" (e.g. links place and route left over-subscribed) on stderr, unless --quiet.
 void printWarnings(const nlohmann::json& result, const Flags& flags);
 void addFlags(boost::program_options::options_description& opts, Flags& flags, bool withJson = true,

@@ -1,6 +1,4 @@
 // steprdu pnr <testbench> [knob=value ...] [--hw ..] [--set ..] [--out DIR] [--json]
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <boost/program_options.hpp>
@@ -31,11 +29,7 @@ int cmdPnr(const Args& args) {
     takeTestbench("pnr", positional, req);
     std::string svg;
     const nlohmann::json j = tb::placeAndRouteTestbench(req, out.empty() ? nullptr : &svg);
-    if (!out.empty()) {
-        std::filesystem::create_directories(out);
-        std::ofstream(out + "/pnr.json") << j.dump(2) << "\n";
-        std::ofstream(out + "/floorplan.svg") << svg;
-    }
+    writeOut(out, {{"pnr.json", j.dump(2) + "\n"}, {"floorplan.svg", svg}});
     printWarnings(j, f);
     if (f.json) {
         std::cout << j.dump(2) << "\n";
