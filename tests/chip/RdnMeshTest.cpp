@@ -65,7 +65,7 @@ TEST_P(RdnMeshModes, OnePacketTakesHopsTimesSwitchPlusLinkPlusSerialization) {
     int flow = mesh.addFlow(a, {b});
     Recorder rec;
     Sender s("s", mesh, rec, flow, 1, 16, 10, 0);
-    sc_core::sc_start();
+    simulate(); // hw::simulate: tells ASan the thread is back on its own stack
     ASSERT_EQ(rec.got.count(0), 1u);
     EXPECT_EQ(mesh.hops(a, b), 9);
     EXPECT_EQ(rec.got[0][0].tail, 10 + 9 * 2 + 16);
@@ -84,7 +84,7 @@ TEST_P(RdnMeshModes, TwoFlowsSharingALinkGetHalfItsBandwidthEach) {
     const int n = 25, flits = 64;
     Sender sa("sa", mesh, rec, fa, n, flits, 0, 0);
     Sender sb("sb", mesh, rec, fb, n, flits, 0, 100000);
-    sc_core::sc_start();
+    simulate(); // hw::simulate: tells ASan the thread is back on its own stack
     Cycle lastA = 0, lastB = 0;
     for (int i = 0; i < n; ++i) {
         lastA = std::max(lastA, rec.got.at(i)[0].tail);
@@ -122,7 +122,7 @@ TEST_P(RdnMeshModes, BuffersSmallerThanTheCreditRoundTripCutThroughput) {
                                             flits, 0, 0);
         cases.push_back(std::move(c));
     }
-    sc_core::sc_start();
+    simulate(); // hw::simulate: tells ASan the thread is back on its own stack
     for (auto& c : cases) {
         Cycle last = 0;
         for (auto& [tag, arr] : c.rec->got)
@@ -206,7 +206,7 @@ TEST(RdnMeshRouting, TheDimensionOrderDecidesWhichLinksFlowsShare) {
         EXPECT_EQ(c.mesh->hops(a, da), 5);
         cases.push_back(std::move(c));
     }
-    sc_core::sc_start();
+    simulate(); // hw::simulate: tells ASan the thread is back on its own stack
     for (std::size_t k = 0; k < cases.size(); ++k) {
         Cycle last = 0;
         for (auto& [tag, arr] : cases[k].rec->got)

@@ -69,7 +69,7 @@ TEST(TokenChannel, CapacityCreditLatencyAndOrdering) {
     ch.setRoute(&route);
     Producer p("p", ch, 5);
     Consumer c("c", ch);
-    sc_core::sc_start();
+    simulate(); // hw::simulate: tells ASan the thread is back on its own stack
     EXPECT_EQ(p.sent, (std::vector<Cycle>{0, 0, 6, 6, 12}));
     std::vector<std::pair<Token::Kind, Cycle>> want{
         {Token::Kind::Data, 3},  {Token::Kind::Data, 3},  {Token::Kind::Data, 9}, {Token::Kind::Data, 9},
@@ -90,7 +90,7 @@ TEST(TokenChannel, UnboundedNeverStalls) {
     ch.setRoute(&route);
     Producer p("p", ch, 100);
     Consumer c("c", ch);
-    sc_core::sc_start();
+    simulate(); // hw::simulate: tells ASan the thread is back on its own stack
     EXPECT_EQ(p.sent.back(), 0);
     EXPECT_EQ(c.got.back().second, 5);
     EXPECT_EQ(ch.maxOccupancy(), 100);
