@@ -1,9 +1,9 @@
 #include "hw/pnr/PlaceAndRoute.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <set>
 
 #include <fmt/format.h>
 

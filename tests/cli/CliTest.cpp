@@ -539,7 +539,9 @@ TEST(CliPnr, OverSubscribedLinksAreAWarningAndAListInPnrJson) {
     EXPECT_NEAR(over[0]["load"].get<double>(), j["routing"]["max_link_load"].get<double>(), 1e-9);
     for (std::size_t i = 0; i < over.size(); ++i) {
         EXPECT_GT(over[i]["load"].get<double>(), 1.0);
-        if (i) EXPECT_LE(over[i]["load"].get<double>(), over[i - 1]["load"].get<double>());
+        if (i) {
+            EXPECT_LE(over[i]["load"].get<double>(), over[i - 1]["load"].get<double>());
+        }
     }
     ASSERT_EQ(j["warnings"].size(), 1u);
     EXPECT_NE(r.err.find("steprdu: warning: place and route: " + std::to_string(over.size()) +
@@ -579,7 +581,9 @@ TEST(CliCompare, NamesTheLastOperatorsAndTheBusiestStreamsAndWritesOut) {
         EXPECT_DOUBLE_EQ(streams[i]["needed_bytes_per_cycle"].get<double>(), bytes / rc);
         EXPECT_DOUBLE_EQ(streams[i]["achieved_bytes_per_cycle"].get<double>(), bytes / cc);
         EXPECT_EQ(streams[i]["lane_bytes_per_cycle"].get<int>(), 64);
-        if (i) EXPECT_LE(bytes, streams[i - 1]["data_bytes"].get<double>());
+        if (i) {
+            EXPECT_LE(bytes, streams[i - 1]["data_bytes"].get<double>());
+        }
     }
     EXPECT_FALSE(j.contains("busiest_memory_channels"));
     EXPECT_TRUE(j.contains("busiest_switches"));
