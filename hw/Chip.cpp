@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "hw/fabric/LaneBundle.h"
 #include "hw/mem/TierFactory.h"
 #include "util/Strings.h"
 
@@ -29,8 +30,10 @@ Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph&
         if (mesh_) agcus_.back()->setEndpoint(mesh_->attach(a.row, a.col, n));
     }
     used_.assign(sites_.size(), false);
+    agcuUsed_.assign(agcus_.size(), false);
     for (const auto& site : p.unitsUsed()) {
         if (site.kind == UnitKind::Agcu) {
+            agcuUsed_.at(site.agcu) = true;
             ++agcusUsed_;
             continue;
         }
@@ -78,8 +81,8 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
         FabricRoute* route = nullptr;
         std::vector<int> fabricDsts;
         std::vector<bool> columnFirst; // per fabric destination, as routed
-        auto routed = [&](int c, int port, int leg) {
-            auto it = p.columnFirst.find({c, port, leg});
+        auto routed = [&](int c, int port, int leg, int lane) {
+            auto it = p.columnFirst.find({c, port, leg, lane});
             return it != p.columnFirst.end() ? it->second : cfg_.rdn.routing == RoutePolicy::Yx;
         };
         for (int k = 0; k < outs; ++k) {
@@ -109,30 +112,46 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
             Unit& from = unitAt(p.ops[i].host());
             Unit& to = unitAt(p.ops[c].host());
             const pnr::StagePlacement* stage = p.stage(c, port);
+            // Lane l leaves from the producer's unit l and ends at the consumer's unit l (through stage PMU
+            // l).
+            const int lanes = multicast || p.ops[i].lanes.empty() ? 1 : p.ops[i].lanes[k];
+            auto laneUnit = [&](const std::vector<pnr::Site>& sites, int l) -> Unit& {
+                return unitAt(sites[l % sites.size()]);
+            };
             FabricRoute::Branch b;
             b.channel = ch;
             b.local = !stage && &from == &to;
             if (!b.local) {
                 b.control = mesh_ ? mesh_->controlLatency(from.endpoint(), to.endpoint())
                                   : cfg_.rdn.link_latency_cycles;
+                std::vector<std::unique_ptr<FabricSegment>> in, out;
+                for (int l = 0; l < lanes; ++l) {
+                    const int src = unitAt(p.ops[i].units[p.laneSource(i, k, l)]).endpoint();
+                    const int dst = unitAt(p.ops[c].units[p.laneSink(g, c, port, l)]).endpoint();
+                    const int mid = stage ? laneUnit(stage->pmus, l).endpoint() : dst;
+                    if (stage)
+                        out.push_back(
+                            makeSegment(mesh_.get(), cfg_.rdn, mid, {dst}, {routed(c, port, 1, l)}));
+                    if (!multicast)
+                        in.push_back(makeSegment(mesh_.get(), cfg_.rdn, src, {mid}, {routed(c, port, 0, l)}));
+                }
                 if (stage) {
                     auto st = std::make_unique<FabricRoute::Stage>();
                     Pmu* pmu = static_cast<Pmu*>(&unitAt(stage->pmus.front()));
                     st->buffer = pmu;
                     st->units = static_cast<int>(stage->pmus.size());
-                    st->out = makeSegment(mesh_.get(), cfg_.rdn, pmu->endpoint(), {to.endpoint()},
-                                          {routed(c, port, 1)});
+                    st->out = bundleLanes(std::move(out));
                     fabricDsts.push_back(pmu->endpoint());
                     b.stage = std::move(st);
                 } else {
-                    fabricDsts.push_back(to.endpoint());
+                    fabricDsts.push_back(unitAt(p.ops[c].units[p.laneSink(g, c, port, 0)]).endpoint());
                 }
-                columnFirst.push_back(routed(c, port, 0));
+                columnFirst.push_back(routed(c, port, 0, 0));
+                if (!multicast) route->setFabric(bundleLanes(std::move(in)));
             }
             onFabric_.push_back(!b.local);
             route->addBranch(std::move(b));
-            bool last = !multicast || k + 1 == outs;
-            if (last && !fabricDsts.empty())
+            if (multicast && k + 1 == outs && !fabricDsts.empty())
                 route->setFabric(
                     makeSegment(mesh_.get(), cfg_.rdn, from.endpoint(), fabricDsts, columnFirst));
         }
@@ -172,8 +191,8 @@ std::string Chip::blockedReport() const {
 void Chip::reportStats(StatsRegistry& stats, Cycle elapsed) const {
     for (std::size_t i = 0; i < sites_.size(); ++i)
         if (used_[i]) sites_[i]->reportStats(stats, elapsed);
-    for (const auto& a : agcus_)
-        if (!a->hosted().empty()) a->reportStats(stats, elapsed);
+    for (std::size_t a = 0; a < agcus_.size(); ++a)
+        if (agcuUsed_[a]) agcus_[a]->reportStats(stats, elapsed);
     for (const auto& op : ops_)
         op->reportStats(stats);
     for (const auto& ch : channels_) {

@@ -139,6 +139,7 @@ struct RdnConfig {
     int control_hop_cycles = 1;
     int local_hop_cycles = 1;
     bool flit_level = false;      // every flit its own packet: slow, for checking the packet model
+    int packet_flits = 0;         // flits per packet at most (0: a message is one packet)
     int flow_table_entries = 256; // static flows one switch can hold
 };
 
@@ -150,6 +151,7 @@ struct PnrConfig {
     double effort = 1.0;            // scales the annealer's moves per temperature
     double congestion_weight = 4.0; // lambda_cong of the placement cost
     int route_iterations = 50;      // negotiated-congestion rounds at most
+    double lane_headroom = 2.0;     // lanes a stream gets: its rate-model bandwidth x this, in links
     OnOverflow on_overflow = OnOverflow::Error;
 };
 

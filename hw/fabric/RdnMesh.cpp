@@ -30,6 +30,7 @@ MeshOptions meshOptions(const HwConfig& cfg) {
     o.d2dLatency = cfg.chip.d2d_latency_cycles;
     o.controlHop = cfg.rdn.control_hop_cycles;
     o.flitLevel = cfg.rdn.flit_level;
+    o.packetFlits = cfg.rdn.packet_flits;
     o.columnFirst = cfg.rdn.routing == RoutePolicy::Yx;
     return o;
 }
@@ -53,7 +54,11 @@ RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o) : sc_core::
                 l.betweenSwitches = true;
                 bool crossesDies = o_.dieCols > 0 && c / o_.dieCols != c2 / o_.dieCols;
                 l.latency = o_.linkLatency + (crossesDies ? o_.d2dLatency : 0);
-                l.buffer = o_.bufferFlits;
+                // A die-to-die interface buffers a round trip's flits, so that the crossing adds latency and
+                // keeps the link's bandwidth.
+                l.buffer = crossesDies
+                               ? std::max(o_.bufferFlits, l.latency + o_.switchLatency + o_.creditLatency + 1)
+                               : o_.bufferFlits;
                 meshLinks_[switchAt(r, c) * kPorts + d] = static_cast<int>(links_.size());
                 addLink(std::move(l));
             }
@@ -184,7 +189,8 @@ int RdnMesh::open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t 
     m.flits = flits;
     m.sink = sink;
     m.tag = tag;
-    m.parts = o_.flitLevel ? flits : 1;
+    m.partFlits = o_.flitLevel ? 1 : o_.packetFlits > 0 ? std::min(flits, o_.packetFlits) : flits;
+    m.parts = (flits + m.partFlits - 1) / m.partFlits;
     m.got.assign(nd, 0);
     m.head.assign(nd, kNever);
     m.tail.assign(nd, 0);
@@ -197,10 +203,11 @@ void RdnMesh::release(int msg, int part, Cycle at, Cycle tailReady) {
     Packet p;
     p.flow = m.flow;
     p.message = msg;
-    p.flits = m.parts == 1 ? m.flits : 1;
+    const std::int64_t first = std::int64_t(part) * m.partFlits; // the part's first flit
+    p.flits = static_cast<int>(std::min<std::int64_t>(m.partFlits, m.flits - first));
     p.part = part;
     p.parts = m.parts;
-    p.bytes = m.parts == 1 ? m.bytes : std::min<std::int64_t>(o_.flitBytes, m.bytes - part * o_.flitBytes);
+    p.bytes = std::min<std::int64_t>(std::int64_t(p.flits) * o_.flitBytes, m.bytes - first * o_.flitBytes);
     p.live = 1;
     int pid;
     if (freePackets_.empty()) {
@@ -223,11 +230,17 @@ void RdnMesh::release(int msg, int part, Cycle at, Cycle tailReady) {
 void RdnMesh::send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink,
                    std::uint64_t tag) {
     const int msg = open(flow, bytes, sink, tag);
-    const int parts = messages_[msg].parts;
+    const Message& m = messages_[msg];
+    const int parts = m.parts, flits = m.flits, per = m.partFlits;
     // One flit per cycle from the source; the last one no earlier than the tail is ready.
     for (int i = 0; i < parts; ++i) {
-        Cycle first = parts == 1 ? at : std::max<Cycle>(at + i, tailReady - (parts - 1 - i));
-        release(msg, i, first, parts == 1 ? tailReady : first);
+        if (parts == 1) {
+            release(msg, 0, at, tailReady);
+            continue;
+        }
+        const Cycle head = std::max<Cycle>(at + Cycle(i) * per, tailReady - (flits - 1 - i * per));
+        const int last = std::min(flits, (i + 1) * per) - 1;
+        release(msg, i, head, std::max<Cycle>(at + last, tailReady - (flits - 1 - last)));
     }
 }
 

@@ -54,6 +54,7 @@ struct MeshOptions {
     int d2dLatency = 0;
     int controlHop = 1;
     bool flitLevel = false;
+    int packetFlits = 0;      // flits per packet at most (0: a message is one packet)
     bool columnFirst = false; // yx dimension order
 };
 
@@ -74,7 +75,7 @@ class RdnMesh : public sc_core::sc_module {
     // `tailReady`. The sink hears of each destination's arrival.
     void send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag);
     // The same in steps, for data forwarded as it arrives: open() a message of `bytes` and release() each of
-    // its parts() in order (one, unless the flit-level mode splits it into flits).
+    // its parts() in order: its packets of at most packetFlits flits (one flit each in the flit-level mode).
     int open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t tag);
     int parts(int message) const { return messages_[message].parts; }
     void release(int message, int part, Cycle at, Cycle tailReady);
@@ -131,6 +132,7 @@ class RdnMesh : public sc_core::sc_module {
     // What one send() carries; the flit-level mode splits it into one packet per flit.
     struct Message {
         int flow = -1, flits = 1;
+        int partFlits = 1; // flits per part (the last may have fewer)
         std::int64_t bytes = 0;
         PacketSink* sink = nullptr;
         std::uint64_t tag = 0;

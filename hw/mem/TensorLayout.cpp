@@ -51,4 +51,27 @@ std::int64_t burstCount(const std::vector<ByteRange>& ranges, int burstBytes) {
     return n;
 }
 
+std::vector<std::vector<ByteRange>> splitBursts(const std::vector<ByteRange>& ranges, int burstBytes,
+                                                int parts) {
+    std::vector<std::vector<ByteRange>> out(std::max(1, parts));
+    const std::int64_t total = burstCount(ranges, burstBytes);
+    const std::int64_t n = static_cast<std::int64_t>(out.size());
+    std::size_t part = 0;
+    std::int64_t left = total / n + (0 < total % n ? 1 : 0); // bursts the current part still takes
+    for (ByteRange r : ranges) {
+        while (r.bytes > 0) {
+            while (left == 0) {
+                ++part;
+                left = total / n + (std::int64_t(part) < total % n ? 1 : 0);
+            }
+            const std::int64_t bytes = std::min<std::int64_t>(r.bytes, left * burstBytes);
+            out[part].push_back({r.address, bytes});
+            left -= (bytes + burstBytes - 1) / burstBytes;
+            r.address += static_cast<std::uint64_t>(bytes);
+            r.bytes -= bytes;
+        }
+    }
+    return out;
+}
+
 } // namespace steprdu::hw::mem

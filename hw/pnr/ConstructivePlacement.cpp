@@ -38,25 +38,25 @@ std::vector<Site> siteOrder(const ChipLayout& L, const ChipConfig& chip, UnitKin
     return out;
 }
 
-// The placed site an off-chip operator exchanges data with: its consumer's stage buffer or unit (through
-// folded operators), else its producer's unit; nullptr if neither is placed.
-const Site* peer(const step::Graph& g, const VirtualUnits& v, const Placement& pl, int op) {
+// The placed sites an off-chip operator exchanges data with, one per lane: its consumer's stage buffer or
+// units (through folded operators), else its producer's units; empty if neither is placed.
+std::vector<Site> peers(const step::Graph& g, const VirtualUnits& v, const Placement& pl, int op) {
     int cur = op;
     for (int guard = 0; guard < g.numOps(); ++guard) {
         if (g.op(cur).outputs().empty()) break;
         auto consumers = g.consumers({cur, 0});
         if (consumers.empty()) break;
         auto [c, port] = consumers.front();
-        if (const StagePlacement* s = pl.stage(c, port)) return &s->pmus.front();
-        if (!pl.ops[c].units.empty()) return &pl.ops[c].host();
+        if (const StagePlacement* s = pl.stage(c, port)) return s->pmus;
+        if (!pl.ops[c].units.empty()) return pl.ops[c].units;
         if (v.role[c] != Role::Folded) break;
         cur = c;
     }
     for (const auto& in : g.op(op).inputs()) {
         int src = v.origin[in.op];
-        if (!pl.ops[src].units.empty()) return &pl.ops[src].host();
+        if (!pl.ops[src].units.empty()) return pl.ops[src].units;
     }
-    return nullptr;
+    return {};
 }
 
 } // namespace
@@ -83,6 +83,7 @@ Placement placeConstructive(const step::Graph& g, const HwConfig& cfg, const Vir
     };
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
+        pl.ops[i].lanes = v.lanes[i];
         switch (v.role[i]) {
         case Role::Agcu: // once its consumers are placed
             break;
@@ -117,7 +118,7 @@ Placement placeConstructive(const step::Graph& g, const HwConfig& cfg, const Vir
         if (src == i || pl.ops[src].units.empty()) // nothing feeds it: a unit of its own
             pl.ops[i].units = take(pcuSites, nextPcu, 1);
         else
-            pl.ops[i].units = {pl.ops[src].host()};
+            pl.ops[i].units = pl.ops[src].units;
     }
     return pl;
 }
@@ -141,39 +142,49 @@ void assignAgcus(const step::Graph& g, const HwConfig& cfg, const VirtualUnits& 
     };
     for (int i = 0; i < n; ++i) {
         if (v.role[i] != Role::Agcu) continue;
-        const Site* target = peer(g, v, pl, i);
-        const double cycles =
-            static_cast<double>(g.op(i).offChipBytes().eval(bindings).value_or(0)) / cfg.rdn.flit_bytes;
-        int best = -1;
-        double bestCost = 0;
-        for (int a = 0; a < agcus; ++a) {
-            const auto& site = L.agcus()[a];
-            double d = portCycles[a] + cycles;
-            if (target) {
-                double booked = 0, hops = 0;
-                for (const auto& l : route(site.row, site.col, target->row, target->col)) {
-                    auto it = linkCycles.find(l);
-                    if (it != linkCycles.end()) booked += it->second;
-                    ++hops;
+        const std::vector<Site> targets = peers(g, v, pl, i);
+        const int count = std::min(agcus, std::max(1, v.agcus[i]));
+        // Each AGCU of a striped operator carries its share of the bytes to its own lane's end.
+        const double cycles = static_cast<double>(g.op(i).offChipBytes().eval(bindings).value_or(0)) /
+                              cfg.rdn.flit_bytes / count;
+        pl.ops[i].units.clear();
+        std::vector<bool> taken(agcus, false);
+        for (int u = 0; u < count; ++u) {
+            const Site* target = targets.empty() ? nullptr : &targets[u % targets.size()];
+            int best = -1;
+            double bestCost = 0;
+            for (int a = 0; a < agcus; ++a) {
+                if (taken[a]) continue;
+                const auto& site = L.agcus()[a];
+                double d = portCycles[a] + cycles;
+                if (target) {
+                    double booked = 0, hops = 0;
+                    for (const auto& l : route(site.row, site.col, target->row, target->col)) {
+                        auto it = linkCycles.find(l);
+                        if (it != linkCycles.end()) booked += it->second;
+                        ++hops;
+                    }
+                    d += (hops ? booked / hops : 0) + 2.0 * hops;
+                    if (L.die(site.col) != L.die(target->col)) d += cycles;
                 }
-                d += (hops ? booked / hops : 0) + 2.0 * hops;
-                if (L.die(site.col) != L.die(target->col)) d += cycles;
+                if (best < 0 || d < bestCost) {
+                    best = a;
+                    bestCost = d;
+                }
             }
-            if (best < 0 || d < bestCost) {
-                best = a;
-                bestCost = d;
-            }
+            if (target)
+                for (const auto& l :
+                     route(L.agcus()[best].row, L.agcus()[best].col, target->row, target->col))
+                    linkCycles[l] += cycles;
+            portCycles[best] += cycles;
+            taken[best] = true;
+            pl.ops[i].units.push_back({UnitKind::Agcu, L.agcus()[best].row, L.agcus()[best].col, best});
         }
-        if (target)
-            for (const auto& l : route(L.agcus()[best].row, L.agcus()[best].col, target->row, target->col))
-                linkCycles[l] += cycles;
-        portCycles[best] += cycles;
-        pl.ops[i].units = {{UnitKind::Agcu, L.agcus()[best].row, L.agcus()[best].col, best}};
     }
     // Folded operators on an off-chip operator's AGCU follow it.
     for (int i = 0; i < n; ++i)
         if (pl.ops[i].folded && v.origin[i] != i && v.role[v.origin[i]] == Role::Agcu)
-            pl.ops[i].units = {pl.ops[v.origin[i]].host()};
+            pl.ops[i].units = pl.ops[v.origin[i]].units;
 }
 
 } // namespace steprdu::hw::pnr

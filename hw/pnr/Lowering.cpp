@@ -54,6 +54,20 @@ int VirtualUnits::total(UnitKind k) const {
     return t;
 }
 
+int VirtualUnits::unitsOf(int op) const {
+    switch (role[op]) {
+    case Role::Pcu:
+        return pcus[op];
+    case Role::Pmu:
+        return pmus[op];
+    case Role::Agcu:
+        return agcus[op];
+    case Role::Folded:
+        break;
+    }
+    return 1;
+}
+
 namespace {
 
 int elemBytesOf(const step::TileType& t, const LoweringOptions& o) {
@@ -122,16 +136,17 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     }
     v.runCycles = std::max(runCycles, offChip / tierPeakBytesPerCycle(cfg, Tier::Hbm));
     const double pmuBw = cfg.pmu.bandwidth_bytes_per_cycle;
-    // PMUs for `bytes` of SRAM moving `rate` bytes per cycle through one port direction; a buffer's data
-    // arrives on one link, so no more than a link's worth.
-    auto pmusFor = [&](double bytes, double rate) {
-        rate = std::min(rate, double(cfg.rdn.flit_bytes));
-        return static_cast<int>(std::max({1.0, std::ceil(bytes / capacity), std::ceil(rate / pmuBw)}));
+    const double flit = cfg.rdn.flit_bytes;
+    // PMUs for `bytes` of SRAM moving `rate` bytes per cycle through one port direction, its data arriving on
+    // `lanes` links.
+    auto pmusFor = [&](double bytes, double rate, int lanes) {
+        rate = std::min(rate, lanes * flit);
+        return static_cast<int>(
+            std::max({double(lanes), std::ceil(bytes / capacity), std::ceil(rate / pmuBw)}));
     };
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
-        const Role role = v.role[i];
-        if (role == Role::Pmu && op.kind() != "Streamify") {
+        if (v.role[i] == Role::Pmu && op.kind() != "Streamify") {
             // Bufferize holds its buffer twice (double-buffered); RepeatStatic and Expand one element.
             double bytes = 0, rate = 0;
             if (!op.outputs().empty()) {
@@ -139,22 +154,32 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
                 bytes = op.kind() == "Bufferize" ? 2 * element : element;
                 rate = v.outputBytes[i][0] / v.runCycles;
             }
-            v.pmus[i] = pmusFor(bytes, rate);
-        }
-        if (role == Role::Folded || role == Role::Pmu) continue;
-        v.stagePmus[i].assign(op.inputs().size(), 0);
-        for (std::size_t p = 0; p < op.inputs().size(); ++p) {
-            const auto in = op.inputs()[p];
-            if (!writesMemory(g.op(v.origin[in.op]))) continue;
-            // The stream's depth in tiles, and its rate.
-            const auto& producer = g.op(in.op);
-            auto it = o.depthByProducer.find(producer.name());
-            const std::int64_t depth = it != o.depthByProducer.end() ? it->second : o.channelDepth;
-            const double element = elementBytes(g.type(in).dtype, o);
-            v.stagePmus[i][p] = pmusFor(double(std::max<std::int64_t>(depth, 1)) * element,
-                                        v.outputBytes[in.op][in.out] / v.runCycles);
+            v.pmus[i] = pmusFor(bytes, rate, 1);
         }
     }
+
+    // Stage buffers: by capacity (the stream's depth in tiles), bandwidth and lanes (one each until lanes are
+    // known).
+    v.lanes.resize(n);
+    for (int i = 0; i < n; ++i)
+        v.lanes[i].assign(g.op(i).outputs().size(), 1);
+    auto stageOf = [&](int i, std::size_t p) {
+        const auto in = g.op(i).inputs()[p];
+        auto it = o.depthByProducer.find(g.op(in.op).name());
+        const std::int64_t depth = it != o.depthByProducer.end() ? it->second : o.channelDepth;
+        const double element = elementBytes(g.type(in).dtype, o);
+        return pmusFor(double(std::max<std::int64_t>(depth, 1)) * element,
+                       v.outputBytes[in.op][in.out] / v.runCycles, v.lanes[in.op][in.out]);
+    };
+    auto sizeStages = [&] {
+        for (int i = 0; i < n; ++i) {
+            const auto& op = g.op(i);
+            if (v.role[i] == Role::Folded || v.role[i] == Role::Pmu) continue;
+            v.stagePmus[i].assign(op.inputs().size(), 0);
+            for (std::size_t p = 0; p < op.inputs().size(); ++p)
+                if (writesMemory(g.op(v.origin[op.inputs()[p].op]))) v.stagePmus[i][p] = stageOf(i, p);
+        }
+    };
 
     // Fit check.
     auto consumers = [&](UnitKind k) {
@@ -182,6 +207,8 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
             pcu ? fmt::format(" ({} FLOP/cycle)", std::int64_t(v.total(k)) * peak) : "", L.rows(), L.cols(),
             cfg.name, L.numUnits(k), top, hint));
     };
+    // Stage buffers on one lane each must fit as they are.
+    sizeStages();
     if (v.total(UnitKind::Pmu) > L.numUnits(UnitKind::Pmu))
         overflow(UnitKind::Pmu,
                  "PMU capacity cannot shrink: use smaller tiles, fewer regions or a larger chip");
@@ -204,6 +231,57 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
             if (v.pcus[i] != before[i])
                 v.shrunk.push_back(fmt::format("{}: {} -> {} PCUs", g.op(i).name(), before[i], v.pcus[i]));
     }
+
+    // Lanes: as many as the stream's rate asks for, no more than the units at its ends. Off-chip operators
+    // get their AGCUs from their widest stream.
+    const int chipAgcus = static_cast<int>(L.agcus().size());
+    for (int i = 0; i < n; ++i) {
+        const auto& op = g.op(i);
+        if (op.kind() == "Broadcast") continue; // one multicast flow
+        const int from = v.origin[i];
+        if (v.role[from] == Role::Folded) continue;
+        for (int k = 0; k < static_cast<int>(op.outputs().size()); ++k) {
+            const auto consumers = g.consumers({i, k});
+            if (consumers.size() != 1) continue;
+            const int c = consumers.front().first;
+            if (v.role[c] == Role::Folded || g.op(c).kind() == "Streamify") continue; // on the same unit
+            int want =
+                static_cast<int>(std::ceil(cfg.pnr.lane_headroom * v.outputBytes[i][k] / v.runCycles / flit));
+            if (v.role[from] != Role::Agcu) want = std::min(want, v.unitsOf(from));
+            if (v.role[c] != Role::Agcu) want = std::min(want, v.unitsOf(c));
+            v.lanes[i][k] = std::clamp(want, 1, chipAgcus);
+        }
+    }
+    // A stage buffer takes a PMU per lane: where that overflows the grid, the widest staged streams give up
+    // lanes first.
+    sizeStages();
+    while (v.total(UnitKind::Pmu) > L.numUnits(UnitKind::Pmu)) {
+        int wi = -1, wp = 0;
+        for (int i = 0; i < n; ++i)
+            for (std::size_t p = 0; p < v.stagePmus[i].size(); ++p) {
+                const auto in = g.op(i).inputs()[p];
+                if (v.stagePmus[i][p] && v.lanes[in.op][in.out] > 1 &&
+                    (wi < 0 ||
+                     v.lanes[in.op][in.out] > v.lanes[g.op(wi).inputs()[wp].op][g.op(wi).inputs()[wp].out])) {
+                    wi = i;
+                    wp = static_cast<int>(p);
+                }
+            }
+        if (wi < 0) break; // cannot happen: one lane each fitted above
+        const auto in = g.op(wi).inputs()[wp];
+        --v.lanes[in.op][in.out];
+        v.stagePmus[wi][wp] = stageOf(wi, wp);
+    }
+    v.agcus.assign(n, 0);
+    for (int i = 0; i < n; ++i)
+        if (v.role[i] == Role::Agcu) v.agcus[i] = 1;
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < static_cast<int>(v.lanes[i].size()); ++k) {
+            if (v.role[v.origin[i]] == Role::Agcu)
+                v.agcus[v.origin[i]] = std::max(v.agcus[v.origin[i]], v.lanes[i][k]);
+            for (auto [c, port] : g.consumers({i, k}))
+                if (v.role[c] == Role::Agcu) v.agcus[c] = std::max(v.agcus[c], v.lanes[i][k]);
+        }
     return v;
 }
 

@@ -10,6 +10,12 @@
 // Bandwidth needs a rate: every stream is assumed to flow over the run's lower bound T, the larger of the
 // off-chip bytes at the memory's peak and the busiest operator's FLOPs at its PCUs' peak.
 //
+// A stream between two units is carried by lanes, each its own flow on the fabric (flit_bytes wide): as many
+// as pnr.lane_headroom x its rate needs, at most as many as the units at either end (a compute group's PCUs,
+// a buffer's PMUs). Lane j runs from the producer's unit j to the consumer's unit j, through PMU j of a stage
+// buffer, which gets a PMU per lane. An off-chip operator gets as many AGCUs as its widest stream has lanes
+// and spreads each tile's bursts over them. A multicast (Broadcast) and a stream on one unit keep one lane.
+//
 // The fit check compares the totals with the grid: `error` throws BadInput naming the resource, demand and
 // capacity and the largest consumers; `shrink` takes PCUs away from the largest compute groups, one at a
 // time, until the graph fits, and records what it changed (PMU capacity cannot shrink).
@@ -41,9 +47,13 @@ struct VirtualUnits {
     std::vector<std::vector<double>> outputBytes; // per operator and output: bytes over the run
     std::vector<int> pcus, pmus;                  // per operator
     std::vector<std::vector<int>> stagePmus; // per operator and input port: its stage buffer's PMUs (0: none)
+    std::vector<std::vector<int>> lanes;     // per operator and output: lanes of the stream (1 at least)
+    std::vector<int> agcus;                  // per operator: AGCUs of an off-chip operator (0: other roles)
     double runCycles = 1;                    // the rate model's lower bound T
     std::vector<std::string> shrunk;         // `shrink`: one line per operator it gave fewer PCUs
     int total(UnitKind k) const;
+    // Units at an operator's own end of its streams: its PCUs, PMUs or AGCUs.
+    int unitsOf(int op) const;
 };
 
 VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o);

@@ -10,16 +10,14 @@ namespace steprdu::hw::pnr {
 Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement& p, const VirtualUnits& v) {
     Netlist nl;
     const int n = g.numOps();
-    std::map<std::pair<int, int>, int> bySite; // (row, col) -> cell
-    std::vector<int> agcuCell(n, -1);
-    auto cellAt = [&](const Site& s, int op) {
+    std::map<std::pair<int, int>, int> bySite;   // (row, col) -> cell
+    std::map<std::pair<int, int>, int> agcuCell; // (off-chip operator, its unit) -> cell
+    auto cellAt = [&](const Site& s, int op, int unit) {
         if (s.kind == UnitKind::Agcu) {
-            const int owner = v.origin[op];
-            if (agcuCell[owner] < 0) {
-                agcuCell[owner] = static_cast<int>(nl.cells.size());
-                nl.cells.push_back({s});
-            }
-            return agcuCell[owner];
+            auto [it, added] =
+                agcuCell.emplace(std::make_pair(v.origin[op], unit), static_cast<int>(nl.cells.size()));
+            if (added) nl.cells.push_back({s});
+            return it->second;
         }
         auto [it, added] = bySite.emplace(std::make_pair(s.row, s.col), static_cast<int>(nl.cells.size()));
         if (added) nl.cells.push_back({s});
@@ -27,12 +25,12 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
     };
     nl.opCells.resize(n);
     for (int i = 0; i < n; ++i)
-        for (const auto& s : p.ops[i].units)
-            nl.opCells[i].push_back(cellAt(s, i));
+        for (std::size_t u = 0; u < p.ops[i].units.size(); ++u)
+            nl.opCells[i].push_back(cellAt(p.ops[i].units[u], i, static_cast<int>(u)));
     for (const auto& st : p.stages) {
         nl.stageCells.emplace_back();
-        for (const auto& s : st.pmus)
-            nl.stageCells.back().push_back(cellAt(s, st.consumer));
+        for (std::size_t u = 0; u < st.pmus.size(); ++u)
+            nl.stageCells.back().push_back(cellAt(st.pmus[u], st.consumer, static_cast<int>(u)));
     }
     auto stageIndex = [&](int consumer, int port) {
         for (std::size_t k = 0; k < p.stages.size(); ++k)
@@ -51,41 +49,53 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
         gnet.weight = floor;
         nl.nets.push_back(gnet);
     };
+    auto at = [](const std::vector<int>& cells, int lane) { return cells[lane % cells.size()]; };
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
         const bool multicast = op.kind() == "Broadcast";
-        Net net;
-        auto flush = [&] {
-            if (net.cells.size() > 1) nl.nets.push_back(net);
-            net = Net{};
-        };
+        Net net; // a Broadcast's one multicast net
         for (int k = 0; k < static_cast<int>(op.outputs().size()); ++k) {
-            if (net.cells.empty()) {
-                net.cells.push_back(nl.opCells[i].front());
-                net.name = fmt::format("{}[{}]", op.name(), k);
-            }
-            const double rate = std::max(floor, v.outputBytes[i][k] / v.runCycles);
+            const int lanes = multicast || p.ops[i].lanes.empty() ? 1 : p.ops[i].lanes[k];
+            const double rate = std::max(floor, v.outputBytes[i][k] / v.runCycles / lanes);
             for (auto [c, port] : g.consumers({i, k})) {
                 const int stage = stageIndex(c, port);
-                const int host = nl.opCells[c].front();
-                const int first = stage >= 0 ? nl.stageCells[stage].front() : host;
-                if (first != net.cells.front()) {
-                    net.cells.push_back(first);
-                    net.legs.push_back({c, port, 0});
-                    net.weight = std::max(net.weight, rate);
-                }
-                if (stage >= 0 && first != host) { // the stage's own leg to its consumer
-                    Net leg;
-                    leg.cells = {first, host};
-                    leg.legs = {{c, port, 1}};
-                    leg.weight = rate;
-                    leg.name = fmt::format("{}[{}] stage", op.name(), k);
-                    nl.nets.push_back(leg);
+                for (int lane = 0; lane < lanes; ++lane) {
+                    const int src =
+                        multicast ? nl.opCells[i].front() : nl.opCells[i][p.laneSource(i, k, lane)];
+                    const int host = nl.opCells[c][p.laneSink(g, c, port, lane)];
+                    const int first = stage >= 0 ? at(nl.stageCells[stage], lane) : host;
+                    const std::string name = lanes > 1 ? fmt::format("{}[{}] lane {}", op.name(), k, lane)
+                                                       : fmt::format("{}[{}]", op.name(), k);
+                    if (first != src) {
+                        if (multicast) {
+                            if (net.cells.empty()) {
+                                net.cells.push_back(src);
+                                net.name = name;
+                            }
+                            net.cells.push_back(first);
+                            net.legs.push_back({c, port, 0, 0});
+                            net.weight = std::max(net.weight, rate);
+                        } else {
+                            Net leg;
+                            leg.cells = {src, first};
+                            leg.legs = {{c, port, 0, lane}};
+                            leg.weight = rate;
+                            leg.name = name;
+                            nl.nets.push_back(leg);
+                        }
+                    }
+                    if (stage >= 0 && first != host) { // the stage's own leg to its consumer
+                        Net leg;
+                        leg.cells = {first, host};
+                        leg.legs = {{c, port, 1, lane}};
+                        leg.weight = rate;
+                        leg.name = name + " stage";
+                        nl.nets.push_back(leg);
+                    }
                 }
             }
-            if (!multicast) flush();
         }
-        flush();
+        if (net.cells.size() > 1) nl.nets.push_back(net);
         if (!p.ops[i].folded && op.kind() != "Streamify") group(nl.opCells[i], op.name() + " group");
     }
     for (std::size_t k = 0; k < p.stages.size(); ++k)

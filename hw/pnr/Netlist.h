@@ -1,8 +1,8 @@
 #pragma once
 // The placement problem as cells and nets. A cell is one physical unit a placement occupies: a PCU or PMU
-// site (shared by the operators folded onto it and by a Streamify and its Bufferize), or one off-chip
-// operator's AGCU (an AGCU hosts many). A net is a leg of a stream's route on the fabric, producer unit to
-// consumer unit or stage buffer, and stage buffer to consumer; a Broadcast's legs form one multicast net; the
+// site (shared by the operators folded onto it and by a Streamify and its Bufferize), or one of an off-chip
+// operator's AGCUs (an AGCU hosts many). A net is a leg of one lane of a stream on the fabric, producer unit
+// to consumer unit or stage PMU, and stage PMU to consumer; a Broadcast's legs form one multicast net; the
 // units of one compute group or buffer form a net of their own. Its weight is its bandwidth in bytes per
 // cycle (the lowering's rate model), at least a tenth of a link so that control-only nets stay short.
 #include <string>

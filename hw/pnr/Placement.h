@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hw/arch/ChipLayout.h"
+#include "step_ops/Graph.h"
 
 namespace steprdu::hw::pnr {
 
@@ -21,8 +22,9 @@ struct Site {
 };
 
 struct OpPlacement {
-    std::vector<Site> units; // the first hosts the operator's process
+    std::vector<Site> units; // the first hosts the operator's process; a folded operator's are its producer's
     bool folded = false;     // runs on its producer's unit with no hardware of its own
+    std::vector<int> lanes;  // per output: lane j leaves from units[j % units.size()]
     const Site& host() const { return units.front(); }
 };
 
@@ -33,11 +35,11 @@ struct StagePlacement {
 };
 
 // Where a routed leg ends: input `port` of operator `consumer`, directly or at its stage buffer (leg 0), or
-// from its stage buffer to the consumer (leg 1).
+// from its stage buffer to the consumer (leg 1), on lane `lane` of the stream.
 struct LegKey {
-    int consumer = -1, port = 0, leg = 0;
+    int consumer = -1, port = 0, leg = 0, lane = 0;
     bool operator<(const LegKey& o) const {
-        return std::tie(consumer, port, leg) < std::tie(o.consumer, o.port, o.leg);
+        return std::tie(consumer, port, leg, lane) < std::tie(o.consumer, o.port, o.leg, o.lane);
     }
 };
 
@@ -51,6 +53,15 @@ struct Placement {
     const StagePlacement* stage(int consumer, int port) const;
     // Every unit that hosts an operator or a stage buffer, once each.
     std::vector<Site> unitsUsed() const;
+    // Lanes of a stream: output `out` of `op`, or the stream into input `port` of `consumer`.
+    int lanes(int op, int out) const;
+    int lanesInto(const step::Graph& g, int consumer, int port) const;
+    // The unit (an index into ops[op].units) where lane `lane` of a stream leaves its producer (output `out`
+    // of `op`) or reaches its consumer (input `port` of `consumer`). An operator's streams take its units in
+    // turn, each from where the previous one's lanes ended, so that their lanes land on different units while
+    // there are enough.
+    int laneSource(int op, int out, int lane) const;
+    int laneSink(const step::Graph& g, int consumer, int port, int lane) const;
 };
 
 } // namespace steprdu::hw::pnr

@@ -1,6 +1,7 @@
 #include "hw/units/Agcu.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "hw/mem/TensorLayout.h"
 #include "hw/units/OperatorProcess.h"
@@ -58,26 +59,57 @@ void Agcu::offChip(OperatorProcess& op, const step::OffChipAccess& a) {
     const auto [blockRows, blockCols] = map_.block(a.tensor, tensor, a.rows, a.cols);
     std::vector<ByteRange> ranges = mem::burstRanges(
         tensor, map_.base(a.tensor), a, burst, static_cast<int>(blockRows), static_cast<int>(blockCols));
-    (a.write ? writeBursts_ : readBursts_) += mem::burstCount(ranges, burst);
-    bytes_ += a.bytes();
     int par = std::max(1, std::min({a.parDispatch, cfg_.agcu.bursts_per_cycle, cfg_.agcu.max_outstanding}));
     int ticket = nextTicket_++;
     ++s.unanswered;
     if (!a.write) op.holdNextDataFor(ticket);
-    const Cycle tln = cfg_.agcu.tln_latency_cycles;
+    // The AGCUs the operator stripes over: this one and the rest of its group; each takes a run of bursts and
+    // the matching share of the operator's bytes.
+    std::vector<Agcu*> ports{this};
+    for (Unit* u : op.group())
+        ports.push_back(static_cast<Agcu*>(u));
+    const std::int64_t bursts = mem::burstCount(ranges, burst);
+    std::vector<std::vector<ByteRange>> runs{ranges};
+    if (ports.size() > 1 && bursts > 0)
+        runs = mem::splitBursts(ranges, burst, static_cast<int>(ports.size()));
+    std::vector<std::size_t> used;
+    for (std::size_t j = 0; j < runs.size(); ++j)
+        if (!runs[j].empty() || j == 0) used.push_back(j);
+    auto left = std::make_shared<std::size_t>(used.size());
+    auto last = std::make_shared<Cycle>(0);
     OpState* sp = &s;
-    auto* tier = tiers_[map_.tier(a.tensor)];
-    tier->submit(
-        index_, a.write, now() + tln, ranges, burst, par,
-        [sp, ticket, tln, write = a.write, tier, issued = now() + tln, bytes = a.bytes()](Cycle back) {
-            if (auto* tl = Timeline::active())
-                tl->rate("memory", tier->path() + (write ? " write" : " read"), issued, back,
-                         static_cast<double>(bytes));
-            --sp->unanswered;
-            sp->returns.push_back(back + tln);
-            sp->known.notify(sc_core::SC_ZERO_TIME);
-            if (!write) sp->op->ticketDone(ticket, back + tln);
-        });
+    const int tier = map_.tier(a.tensor);
+    std::int64_t shared = 0;
+    for (std::size_t j : used) {
+        std::int64_t share = a.bytes() - shared;
+        if (j != used.back()) share = a.bytes() * mem::burstCount(runs[j], burst) / bursts;
+        shared += share;
+        ports[j]->issue(tier, a.write, runs[j], share, par,
+                        [sp, ticket, write = a.write, left, last](Cycle back) {
+                            *last = std::max(*last, back);
+                            if (--*left > 0) return;
+                            --sp->unanswered;
+                            sp->returns.push_back(*last);
+                            sp->known.notify(sc_core::SC_ZERO_TIME);
+                            if (!write) sp->op->ticketDone(ticket, *last);
+                        });
+    }
+}
+
+void Agcu::issue(int tierIndex, bool write, const std::vector<ByteRange>& ranges, std::int64_t bytes, int par,
+                 std::function<void(Cycle)> done) {
+    const int burst = cfg_.agcu.burst_bytes;
+    (write ? writeBursts_ : readBursts_) += mem::burstCount(ranges, burst);
+    bytes_ += bytes;
+    const Cycle tln = cfg_.agcu.tln_latency_cycles;
+    auto* tier = tiers_[tierIndex];
+    tier->submit(index_, write, now() + tln, ranges, burst, par,
+                 [done = std::move(done), tln, write, tier, issued = now() + tln, bytes](Cycle back) {
+                     if (auto* tl = Timeline::active())
+                         tl->rate("memory", tier->path() + (write ? " write" : " read"), issued, back,
+                                  static_cast<double>(bytes));
+                     done(back + tln);
+                 });
 }
 
 void Agcu::drain(OperatorProcess& op) {

@@ -6,7 +6,10 @@
 // Responses return out of order; a load's tile leaves, in tile order, once all its bursts are back. Each
 // operator may have tiles_in_flight tiles outstanding, so the next tile's requests overlap the last one's
 // wait. The TLN between AGCU and memory adds tln_latency_cycles each way. The memory map routes each tensor's
-// bursts to its tier (HBM or DDR).
+// bursts to its tier (HBM or DDR). An operator given several AGCUs (a striped stream) runs on the first; each
+// tile's bursts are cut into one run of consecutive bursts per AGCU, and each AGCU issues its run through its
+// own window at its own issue rate; the tile is back when every run is.
+#include <functional>
 #include <vector>
 
 #include "hw/mem/MemoryMap.h"
@@ -28,6 +31,9 @@ class Agcu : public Unit {
     void reportStats(StatsRegistry& stats, Cycle elapsed) const override;
 
   private:
+    // Issues `ranges` to tier `tierIndex` from this AGCU; `done` hears when the last response is back here.
+    void issue(int tierIndex, bool write, const std::vector<ByteRange>& ranges, std::int64_t bytes, int par,
+               std::function<void(Cycle)> done);
     struct OpState {
         OperatorProcess* op = nullptr;
         int unanswered = 0;         // tiles whose last response has not been computed yet

@@ -35,19 +35,49 @@ int opIndex(const step::Graph& g, const std::string& name) {
 
 } // namespace
 
-// gemm's matmul asks for compute_bw 4096 FLOP/cycle: 4096 / (2 x 16 x 16) = 8 PCUs; its off-chip loads go
-// to AGCUs and their streams into the matmul get stage PMUs: depth 2 x a 64 x 64 f32 tile = 32 KiB, below
-// one PMU's 512 KiB, so one PMU each.
+// gemm's matmul asks for compute_bw 4096 FLOP/cycle: 4096 / (2 x 16 x 16) = 8 PCUs, so the rate model's run
+// takes 2 x 256^3 FLOPs / (8 x 512) = 8192 cycles. Each of its inputs reloads a 64 x 64 f32 tile (16 KiB) for
+// each of the 4 x 4 x 4 (m, n, k) steps: 64 x 16 KiB / 8192 = 128 B/cycle, which with the default headroom of
+// 2 asks for 2 x 128 / 64 = 4 lanes (no more than the 8 PCUs). The loads' streams get stage PMUs: depth 2 x
+// 16 KiB = 32 KiB fits one PMU, the bandwidth needs 128 / 64 = 2, the lanes 4, so 4; each load stripes over 4
+// AGCUs.
 TEST(PnrLowering, ComputeGroupsAndStagesAreSizedByTheRules) {
     auto b = build("gemm", {});
     const auto cfg = hw::loadHwConfig("step_eval");
     const auto v = hw::pnr::lower(b.w.graph, cfg, b.o);
     const int mm = opIndex(b.w.graph, "matmul");
     EXPECT_EQ(v.pcus[mm], 8);
+    EXPECT_DOUBLE_EQ(v.runCycles, 8192);
     ASSERT_EQ(v.stagePmus[mm].size(), 2u);
-    EXPECT_EQ(v.stagePmus[mm][0], 1);
-    EXPECT_EQ(v.stagePmus[mm][1], 1);
+    for (int port = 0; port < 2; ++port) {
+        const auto in = b.w.graph.op(mm).inputs()[port];
+        EXPECT_DOUBLE_EQ(v.outputBytes[in.op][in.out], 64.0 * 16384);
+        EXPECT_EQ(v.lanes[in.op][in.out], 4);
+        EXPECT_EQ(v.stagePmus[mm][port], 4);
+        EXPECT_EQ(v.agcus[v.origin[in.op]], 4);
+    }
     EXPECT_TRUE(v.shrunk.empty());
+}
+
+// Lanes follow the headroom and stop at the units at either end: a headroom of 1 halves them; a matmul of 2
+// PCUs (compute_bw 1024, a run of 32768 cycles, 32 B/cycle per input) would take 8 x 32 / 64 = 4 lanes at a
+// headroom of 8, and gets 2.
+TEST(PnrLowering, LanesFollowTheRateAndStopAtTheUnitsAtTheirEnds) {
+    auto b = build("gemm", {});
+    auto cfg = hw::loadHwConfig("step_eval");
+    cfg.pnr.lane_headroom = 1;
+    auto v = hw::pnr::lower(b.w.graph, cfg, b.o);
+    int mm = opIndex(b.w.graph, "matmul");
+    auto in = b.w.graph.op(mm).inputs()[0];
+    EXPECT_EQ(v.lanes[in.op][in.out], 2);
+    EXPECT_EQ(v.stagePmus[mm][0], 2);
+    auto narrow = build("gemm", {"compute_bw=1024"});
+    cfg.pnr.lane_headroom = 8;
+    v = hw::pnr::lower(narrow.w.graph, cfg, narrow.o);
+    mm = opIndex(narrow.w.graph, "matmul");
+    in = narrow.w.graph.op(mm).inputs()[0];
+    EXPECT_EQ(v.pcus[mm], 2);
+    EXPECT_EQ(v.lanes[in.op][in.out], 2);
 }
 
 // A smaller PMU makes the same stage need more of them: 2 tiles x 64 x 64 x 4 B = 32 KiB over 1 KiB PMUs.

@@ -1,0 +1,49 @@
+#pragma once
+// A stream's lanes as one leg: each lane is its own segment (a flow on the mesh, or a dedicated link), a
+// message is cut into one piece per lane, and the message has arrived once every piece has. The pieces leave
+// together, so the lanes move in lock step and one credit per element stands for the credits of all its
+// pieces. To a sink the bundle reports each message as a single part: its first piece's head, its last
+// piece's tail.
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "hw/fabric/FabricSegment.h"
+
+namespace steprdu::hw {
+
+class LaneBundle : public FabricSegment, public PacketSink {
+  public:
+    explicit LaneBundle(std::vector<std::unique_ptr<FabricSegment>> lanes);
+
+    int lanes() const { return static_cast<int>(lanes_.size()); }
+    // Bytes lane `lane` carries of a `bytes` message: an even share, the first lanes taking the remainder.
+    std::int64_t share(std::int64_t bytes, int lane) const;
+
+    void send(std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag) override;
+    int open(std::int64_t bytes, PacketSink* sink, std::uint64_t tag) override;
+    void release(int message, int part, Cycle at, Cycle tailReady) override;
+
+    void delivered(std::uint64_t id, int dest, Cycle head, Cycle tail) override;
+
+  private:
+    struct Message {
+        std::int64_t bytes = 0;
+        PacketSink* sink = nullptr;
+        std::uint64_t tag = 0;
+        int left = 0; // pieces not yet arrived
+        Cycle head = kNever, tail = 0;
+    };
+    std::vector<std::unique_ptr<FabricSegment>> lanes_;
+    std::unordered_map<std::uint64_t, Message> messages_; // by id: sent, or opened and not yet released
+    std::uint64_t next_ = 0;
+};
+
+} // namespace steprdu::hw
+
+namespace steprdu::hw {
+
+// One lane as it is, several as a bundle.
+std::unique_ptr<FabricSegment> bundleLanes(std::vector<std::unique_ptr<FabricSegment>> lanes);
+
+} // namespace steprdu::hw
