@@ -112,12 +112,9 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
             Unit& from = unitAt(p.ops[i].host());
             Unit& to = unitAt(p.ops[c].host());
             const pnr::StagePlacement* stage = p.stage(c, port);
-            // Lane l leaves from the producer's unit l and ends at the consumer's unit l (through stage PMU
-            // l).
-            const int lanes = multicast || p.ops[i].lanes.empty() ? 1 : p.ops[i].lanes[k];
-            auto laneUnit = [&](const std::vector<pnr::Site>& sites, int l) -> Unit& {
-                return unitAt(sites[l % sites.size()]);
-            };
+            // Lane l runs from the producer's unit for it to the consumer's (Placement::laneSource,
+            // laneSink), through stage PMU l.
+            const int lanes = multicast ? 1 : p.lanes(i, k);
             FabricRoute::Branch b;
             b.channel = ch;
             b.local = !stage && &from == &to;
@@ -128,7 +125,7 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
                 for (int l = 0; l < lanes; ++l) {
                     const int src = unitAt(p.ops[i].units[p.laneSource(i, k, l)]).endpoint();
                     const int dst = unitAt(p.ops[c].units[p.laneSink(g, c, port, l)]).endpoint();
-                    const int mid = stage ? laneUnit(stage->pmus, l).endpoint() : dst;
+                    const int mid = stage ? unitAt(stage->pmus[l % stage->pmus.size()]).endpoint() : dst;
                     if (stage)
                         out.push_back(
                             makeSegment(mesh_.get(), cfg_.rdn, mid, {dst}, {routed(c, port, 1, l)}));

@@ -255,21 +255,22 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     // A stage buffer takes a PMU per lane: where that overflows the grid, the widest staged streams give up
     // lanes first.
     sizeStages();
+    auto lanesInto = [&](int i, std::size_t p) -> int& {
+        const auto in = g.op(i).inputs()[p];
+        return v.lanes[in.op][in.out];
+    };
     while (v.total(UnitKind::Pmu) > L.numUnits(UnitKind::Pmu)) {
-        int wi = -1, wp = 0;
+        int wi = -1;
+        std::size_t wp = 0;
         for (int i = 0; i < n; ++i)
-            for (std::size_t p = 0; p < v.stagePmus[i].size(); ++p) {
-                const auto in = g.op(i).inputs()[p];
-                if (v.stagePmus[i][p] && v.lanes[in.op][in.out] > 1 &&
-                    (wi < 0 ||
-                     v.lanes[in.op][in.out] > v.lanes[g.op(wi).inputs()[wp].op][g.op(wi).inputs()[wp].out])) {
+            for (std::size_t p = 0; p < v.stagePmus[i].size(); ++p)
+                if (v.stagePmus[i][p] && lanesInto(i, p) > 1 &&
+                    (wi < 0 || lanesInto(i, p) > lanesInto(wi, wp))) {
                     wi = i;
-                    wp = static_cast<int>(p);
+                    wp = p;
                 }
-            }
         if (wi < 0) break; // cannot happen: one lane each fitted above
-        const auto in = g.op(wi).inputs()[wp];
-        --v.lanes[in.op][in.out];
+        --lanesInto(wi, wp);
         v.stagePmus[wi][wp] = stageOf(wi, wp);
     }
     v.agcus.assign(n, 0);

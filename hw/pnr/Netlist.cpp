@@ -55,7 +55,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
         const bool multicast = op.kind() == "Broadcast";
         Net net; // a Broadcast's one multicast net
         for (int k = 0; k < static_cast<int>(op.outputs().size()); ++k) {
-            const int lanes = multicast || p.ops[i].lanes.empty() ? 1 : p.ops[i].lanes[k];
+            const int lanes = multicast ? 1 : p.lanes(i, k);
             const double rate = std::max(floor, v.outputBytes[i][k] / v.runCycles / lanes);
             for (auto [c, port] : g.consumers({i, k})) {
                 const int stage = stageIndex(c, port);
