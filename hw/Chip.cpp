@@ -79,18 +79,30 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
         const int outs = static_cast<int>(op.outputs().size());
         const bool multicast = op.kind() == "Broadcast";
         FabricRoute* route = nullptr;
-        std::vector<int> fabricDsts;
-        std::vector<bool> columnFirst; // per fabric destination, as routed
+        // Per lane, the fabric destinations of its first leg and whether each goes along the column first,
+        // as routed: one for a stream, one per consumer for a Broadcast's multicast.
+        std::vector<std::vector<int>> laneDsts;
+        std::vector<std::vector<bool>> laneColumnFirst;
         auto routed = [&](int c, int port, int leg, int lane) {
             auto it = p.columnFirst.find({c, port, leg, lane});
             return it != p.columnFirst.end() ? it->second : cfg_.rdn.routing == RoutePolicy::Yx;
+        };
+        // The first legs, from the producer's unit of each lane (a multicast's lanes leave from the same
+        // units for every output).
+        auto firstLegs = [&](int out) {
+            std::vector<std::unique_ptr<FabricSegment>> legs;
+            for (std::size_t l = 0; l < laneDsts.size(); ++l) {
+                const int src = unitAt(p.ops[i].units[p.laneSource(i, out, static_cast<int>(l))]).endpoint();
+                legs.push_back(makeSegment(mesh_.get(), cfg_.rdn, src, laneDsts[l], laneColumnFirst[l]));
+            }
+            return bundleLanes(std::move(legs), static_cast<int>(laneDsts.front().size()));
         };
         for (int k = 0; k < outs; ++k) {
             if (!route || !multicast) {
                 routes_.push_back(std::make_unique<FabricRoute>(cfg_.rdn.local_hop_cycles));
                 route = routes_.back().get();
-                fabricDsts.clear();
-                columnFirst.clear();
+                laneDsts.clear();
+                laneColumnFirst.clear();
             }
             auto consumers = g.consumers({i, k});
             if (consumers.size() != 1)
@@ -114,43 +126,37 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
             const pnr::StagePlacement* stage = p.stage(c, port);
             // Lane l runs from the producer's unit for it to the consumer's (Placement::laneSource,
             // laneSink), through stage PMU l.
-            const int lanes = multicast ? 1 : p.lanes(i, k);
+            const int lanes = p.lanes(i, k);
             FabricRoute::Branch b;
             b.channel = ch;
             b.local = !stage && &from == &to;
             if (!b.local) {
                 b.control = mesh_ ? mesh_->controlLatency(from.endpoint(), to.endpoint())
                                   : cfg_.rdn.link_latency_cycles;
-                std::vector<std::unique_ptr<FabricSegment>> in, out;
+                std::vector<std::unique_ptr<FabricSegment>> out;
+                laneDsts.resize(lanes);
+                laneColumnFirst.resize(lanes);
                 for (int l = 0; l < lanes; ++l) {
-                    const int src = unitAt(p.ops[i].units[p.laneSource(i, k, l)]).endpoint();
                     const int dst = unitAt(p.ops[c].units[p.laneSink(g, c, port, l)]).endpoint();
                     const int mid = stage ? unitAt(stage->pmus[l % stage->pmus.size()]).endpoint() : dst;
                     if (stage)
                         out.push_back(
                             makeSegment(mesh_.get(), cfg_.rdn, mid, {dst}, {routed(c, port, 1, l)}));
-                    if (!multicast)
-                        in.push_back(makeSegment(mesh_.get(), cfg_.rdn, src, {mid}, {routed(c, port, 0, l)}));
+                    laneDsts[l].push_back(mid);
+                    laneColumnFirst[l].push_back(routed(c, port, 0, l));
                 }
                 if (stage) {
                     auto st = std::make_unique<FabricRoute::Stage>();
-                    Pmu* pmu = static_cast<Pmu*>(&unitAt(stage->pmus.front()));
-                    st->buffer = pmu;
+                    st->buffer = static_cast<Pmu*>(&unitAt(stage->pmus.front()));
                     st->units = static_cast<int>(stage->pmus.size());
                     st->out = bundleLanes(std::move(out));
-                    fabricDsts.push_back(pmu->endpoint());
                     b.stage = std::move(st);
-                } else {
-                    fabricDsts.push_back(unitAt(p.ops[c].units[p.laneSink(g, c, port, 0)]).endpoint());
                 }
-                columnFirst.push_back(routed(c, port, 0, 0));
-                if (!multicast) route->setFabric(bundleLanes(std::move(in)));
+                if (!multicast) route->setFabric(firstLegs(k));
             }
-            onFabric_.push_back(!b.local);
+            lanes_.push_back(b.local ? 0 : lanes);
             route->addBranch(std::move(b));
-            if (multicast && k + 1 == outs && !fabricDsts.empty())
-                route->setFabric(
-                    makeSegment(mesh_.get(), cfg_.rdn, from.endpoint(), fabricDsts, columnFirst));
+            if (multicast && k + 1 == outs && !laneDsts.empty()) route->setFabric(firstLegs(0));
         }
     }
     for (int i = 0; i < n; ++i)
@@ -192,8 +198,10 @@ void Chip::reportStats(StatsRegistry& stats, Cycle elapsed) const {
         if (agcuUsed_[a]) agcus_[a]->reportStats(stats, elapsed);
     for (const auto& op : ops_)
         op->reportStats(stats);
-    for (const auto& ch : channels_) {
+    for (std::size_t i = 0; i < channels_.size(); ++i) {
+        const TokenChannel* ch = channels_[i].get();
         std::string path = std::string(name()) + ".streams." + ch->basename();
+        stats.add(path, "lanes", static_cast<double>(lanes_[i]));
         stats.add(path, "tokens", static_cast<double>(ch->tokens()));
         stats.add(path, "data_bytes", static_cast<double>(ch->dataBytes()));
         stats.add(path, "max_occupancy", static_cast<double>(ch->maxOccupancy()));
@@ -220,7 +228,7 @@ nlohmann::json Chip::summary(Cycle elapsed) const {
         link = mesh_->linkBytes();
     } else { // the ideal network: every stream's bytes cross one dedicated link
         for (std::size_t i = 0; i < channels_.size(); ++i)
-            if (onFabric_[i]) link += channels_[i]->dataBytes();
+            if (lanes_[i] > 0) link += channels_[i]->dataBytes();
     }
     nlohmann::json memory = nlohmann::json::object();
     for (int k = 0; k < kTiers; ++k)

@@ -61,7 +61,7 @@ class Chip : public sc_core::sc_module {
     std::vector<std::unique_ptr<OperatorProcess>> ops_;
     std::vector<std::unique_ptr<TokenChannel>> channels_;
     std::vector<std::unique_ptr<FabricRoute>> routes_;
-    std::vector<bool> onFabric_; // per channel: not a hop within one unit
+    std::vector<int> lanes_;     // per channel: its fabric lanes (0: a hop within one unit)
     std::vector<bool> used_;     // per site
     std::vector<bool> agcuUsed_; // per AGCU
     int pcusUsed_ = 0, pmusUsed_ = 0, agcusUsed_ = 0;

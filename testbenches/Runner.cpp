@@ -363,7 +363,7 @@ nlohmann::json compareBackends(const RunRequest& req) {
                              {"stall_memory_share", s.at("stall_memory_cycles") / finish}});
     }
     // The streams that ask most of the fabric: the bandwidth each needs to keep the roofline's pace against
-    // what it achieved and what one lane of the fabric carries.
+    // what it achieved and what its lanes of the fabric carry.
     std::vector<std::pair<std::string, double>> streams;
     for (const auto& [path, s] : byPath) {
         auto it = s.find("data_bytes");
@@ -375,11 +375,13 @@ nlohmann::json compareBackends(const RunRequest& req) {
     nlohmann::json limiting = nlohmann::json::array();
     for (std::size_t i = 0; i < std::min<std::size_t>(8, streams.size()); ++i) {
         const double bytes = streams[i].second;
-        limiting.push_back({{"path", streams[i].first},
-                            {"data_bytes", bytes},
-                            {"needed_bytes_per_cycle", rc > 0 ? bytes / rc : 0.0},
-                            {"achieved_bytes_per_cycle", cc > 0 ? bytes / cc : 0.0},
-                            {"lane_bytes_per_cycle", cfg.rdn.flit_bytes}});
+        limiting.push_back(
+            {{"path", streams[i].first},
+             {"data_bytes", bytes},
+             {"needed_bytes_per_cycle", rc > 0 ? bytes / rc : 0.0},
+             {"achieved_bytes_per_cycle", cc > 0 ? bytes / cc : 0.0},
+             {"lanes", byPath[streams[i].first]["lanes"]},
+             {"lanes_bytes_per_cycle", byPath[streams[i].first]["lanes"] * cfg.rdn.flit_bytes}});
     }
     nlohmann::json out = {{"testbench", cyc["testbench"]},
                           {"warnings", cyc["warnings"]},

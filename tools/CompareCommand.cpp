@@ -62,12 +62,13 @@ std::string report(const nlohmann::json& j) {
                 100 * op["stall_output_share"].get<double>(), 100 * op["stall_memory_share"].get<double>());
     }
     if (!j["busiest_streams"].empty()) {
-        o << "  busiest streams: B/cycle needed at the roofline's pace, achieved, one fabric lane:\n";
+        o << "  busiest streams: B/cycle needed at the roofline's pace, achieved, and its fabric lanes "
+             "carry:\n";
         for (const auto& s : j["busiest_streams"])
-            o << fmt::format("    {:60} {:8.1f} {:8.1f} {:6.0f}\n", s["path"].get<std::string>(),
-                             s["needed_bytes_per_cycle"].get<double>(),
+            o << fmt::format("    {:60} {:8.1f} {:8.1f} {:6.0f} ({:.0f} lanes)\n",
+                             s["path"].get<std::string>(), s["needed_bytes_per_cycle"].get<double>(),
                              s["achieved_bytes_per_cycle"].get<double>(),
-                             s["lane_bytes_per_cycle"].get<double>());
+                             s["lanes_bytes_per_cycle"].get<double>(), s["lanes"].get<double>());
     }
     if (j.contains("busiest_switches")) {
         o << "  busiest switches (max link utilization):";

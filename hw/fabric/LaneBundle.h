@@ -1,9 +1,10 @@
 #pragma once
 // A stream's lanes as one leg: each lane is its own segment (a flow on the mesh, or a dedicated link), a
-// message is cut into one piece per lane, and the message has arrived once every piece has. The pieces leave
-// together, so the lanes move in lock step and one credit per element stands for the credits of all its
-// pieces. To a sink the bundle reports each message as a single part: its first piece's head, its last
-// piece's tail.
+// message is cut into one piece per lane, and the message has arrived at a destination once every piece has.
+// The pieces leave together, so the lanes move in lock step and one credit per element stands for the
+// credits of all its pieces. To a sink the bundle reports each message once per destination, as a single
+// part: its first piece's head, its last piece's tail. A multicast's lanes each reach every destination, in
+// the same order.
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -14,7 +15,7 @@ namespace steprdu::hw {
 
 class LaneBundle : public FabricSegment, public PacketSink {
   public:
-    explicit LaneBundle(std::vector<std::unique_ptr<FabricSegment>> lanes);
+    LaneBundle(std::vector<std::unique_ptr<FabricSegment>> lanes, int destinations);
 
     int lanes() const { return static_cast<int>(lanes_.size()); }
     // Bytes lane `lane` carries of a `bytes` message: an even share, the first lanes taking the remainder.
@@ -31,10 +32,12 @@ class LaneBundle : public FabricSegment, public PacketSink {
         std::int64_t bytes = 0;
         PacketSink* sink = nullptr;
         std::uint64_t tag = 0;
-        int left = 0; // pieces not yet arrived
-        Cycle head = kNever, tail = 0;
+        int open = 0;          // destinations not yet reached
+        std::vector<int> left; // per destination: pieces not yet arrived
+        std::vector<Cycle> head, tail;
     };
     std::vector<std::unique_ptr<FabricSegment>> lanes_;
+    int destinations_;
     std::unordered_map<std::uint64_t, Message> messages_; // by id: sent, or opened and not yet released
     std::uint64_t next_ = 0;
 };
@@ -43,7 +46,8 @@ class LaneBundle : public FabricSegment, public PacketSink {
 
 namespace steprdu::hw {
 
-// One lane as it is, several as a bundle.
-std::unique_ptr<FabricSegment> bundleLanes(std::vector<std::unique_ptr<FabricSegment>> lanes);
+// One lane as it is, several as a bundle; every lane reaches `destinations` destinations.
+std::unique_ptr<FabricSegment> bundleLanes(std::vector<std::unique_ptr<FabricSegment>> lanes,
+                                           int destinations = 1);
 
 } // namespace steprdu::hw

@@ -116,16 +116,20 @@ std::string floorplanSvg(const step::Graph& g, const HwConfig& cfg, const PnrRes
                          "stroke=\"white\" stroke-width=\"2\" paint-order=\"stroke\">{}</text>\n",
                          cx / units.size(), cy / units.size(), g.op(i).name());
     }
-    // The legend: colour to operator, with its units.
+    // The legend: colour to operator, with its units and the lanes of its widest output stream.
     for (std::size_t k = 0; k < shown.size(); ++k) {
         const int i = shown[k];
         const int lx = gridWidth + static_cast<int>(k) / perColumn * kLegendColumn,
                   ly = kMargin + static_cast<int>(k) % perColumn * kLegendRow;
         const auto& units = r.placement.ops[i].units;
+        int lanes = 1;
+        for (int o = 0; o < static_cast<int>(g.op(i).outputs().size()); ++o)
+            lanes = std::max(lanes, r.placement.lanes(i, o));
         s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"hsl({},70%,55%)\"/>"
-                         "<text x=\"{}\" y=\"{}\">{} ({} {})</text>\n",
+                         "<text x=\"{}\" y=\"{}\">{} ({} {}{})</text>\n",
                          lx, ly, hue(g.op(i).name()), lx + 11, ly + 7, g.op(i).name(), units.size(),
-                         kindName(units.front().kind) + (units.size() > 1 ? "s" : ""));
+                         kindName(units.front().kind) + (units.size() > 1 ? "s" : ""),
+                         lanes > 1 ? fmt::format(", {} lanes out", lanes) : "");
     }
     s += fmt::format(
         "<text x=\"{}\" y=\"14\">{}: {} PCUs, {} PMUs, {} AGCUs used; routes by bandwidth; over-subscribed "

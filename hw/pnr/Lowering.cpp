@@ -233,24 +233,31 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     }
 
     // Lanes: as many as the stream's rate asks for, no more than the units at its ends. Off-chip operators
-    // get their AGCUs from their widest stream.
+    // get their AGCUs from their widest stream. A Broadcast's outputs are one multicast per lane, as many
+    // lanes as its widest output gets; a narrower consumer takes several lanes on one unit.
     const int chipAgcus = static_cast<int>(L.agcus().size());
+    auto onFabric = [&](int c) { return v.role[c] != Role::Folded && g.op(c).kind() != "Streamify"; };
+    auto multicastLanes = [&](int i) {
+        if (g.op(i).kind() != "Broadcast") return;
+        const int lanes = *std::max_element(v.lanes[i].begin(), v.lanes[i].end());
+        std::fill(v.lanes[i].begin(), v.lanes[i].end(), lanes);
+    };
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
-        if (op.kind() == "Broadcast") continue; // one multicast flow
         const int from = v.origin[i];
         if (v.role[from] == Role::Folded) continue;
         for (int k = 0; k < static_cast<int>(op.outputs().size()); ++k) {
             const auto consumers = g.consumers({i, k});
             if (consumers.size() != 1) continue;
             const int c = consumers.front().first;
-            if (v.role[c] == Role::Folded || g.op(c).kind() == "Streamify") continue; // on the same unit
+            if (!onFabric(c)) continue; // on the same unit
             int want =
                 static_cast<int>(std::ceil(cfg.pnr.lane_headroom * v.outputBytes[i][k] / v.runCycles / flit));
             if (v.role[from] != Role::Agcu) want = std::min(want, v.unitsOf(from));
             if (v.role[c] != Role::Agcu) want = std::min(want, v.unitsOf(c));
             v.lanes[i][k] = std::clamp(want, 1, chipAgcus);
         }
+        multicastLanes(i);
     }
     // A stage buffer takes a PMU per lane: where that overflows the grid, the widest staged streams give up
     // lanes first.
@@ -270,8 +277,15 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
                     wp = p;
                 }
         if (wi < 0) break; // cannot happen: one lane each fitted above
-        --lanesInto(wi, wp);
-        v.stagePmus[wi][wp] = stageOf(wi, wp);
+        const int producer = g.op(wi).inputs()[wp].op;
+        if (g.op(producer).kind() == "Broadcast") { // every output of the multicast
+            for (int& lanes : v.lanes[producer])
+                lanes = std::max(1, lanes - 1);
+            sizeStages();
+        } else {
+            --lanesInto(wi, wp);
+            v.stagePmus[wi][wp] = stageOf(wi, wp);
+        }
     }
     v.agcus.assign(n, 0);
     for (int i = 0; i < n; ++i)

@@ -14,7 +14,8 @@
 // as pnr.lane_headroom x its rate needs, at most as many as the units at either end (a compute group's PCUs,
 // a buffer's PMUs). Lane j runs from the producer's unit j to the consumer's unit j, through PMU j of a stage
 // buffer, which gets a PMU per lane. An off-chip operator gets as many AGCUs as its widest stream has lanes
-// and spreads each tile's bursts over them. A multicast (Broadcast) and a stream on one unit keep one lane.
+// and spreads each tile's bursts over them. A Broadcast's outputs are one multicast per lane, as many lanes
+// as its widest output gets (a narrower consumer takes several on one unit); a stream on one unit keeps one.
 //
 // The fit check compares the totals with the grid: `error` throws BadInput naming the resource, demand and
 // capacity and the largest consumers; `shrink` takes PCUs away from the largest compute groups, one at a

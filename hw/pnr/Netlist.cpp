@@ -53,27 +53,29 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
         const bool multicast = op.kind() == "Broadcast";
-        Net net; // a Broadcast's one multicast net
+        std::vector<Net> lanesNets; // a Broadcast's multicast net per lane
+        if (multicast) lanesNets.resize(p.lanes(i, 0));
         for (int k = 0; k < static_cast<int>(op.outputs().size()); ++k) {
-            const int lanes = multicast ? 1 : p.lanes(i, k);
+            const int lanes = p.lanes(i, k);
             const double rate = std::max(floor, v.outputBytes[i][k] / v.runCycles / lanes);
             for (auto [c, port] : g.consumers({i, k})) {
                 const int stage = stageIndex(c, port);
                 for (int lane = 0; lane < lanes; ++lane) {
-                    const int src =
-                        multicast ? nl.opCells[i].front() : nl.opCells[i][p.laneSource(i, k, lane)];
+                    // A multicast's lane l leaves from the same unit for every output.
+                    const int src = nl.opCells[i][p.laneSource(i, multicast ? 0 : k, lane)];
                     const int host = nl.opCells[c][p.laneSink(g, c, port, lane)];
                     const int first = stage >= 0 ? at(nl.stageCells[stage], lane) : host;
                     const std::string name = lanes > 1 ? fmt::format("{}[{}] lane {}", op.name(), k, lane)
                                                        : fmt::format("{}[{}]", op.name(), k);
                     if (first != src) {
                         if (multicast) {
+                            Net& net = lanesNets[lane];
                             if (net.cells.empty()) {
                                 net.cells.push_back(src);
                                 net.name = name;
                             }
                             net.cells.push_back(first);
-                            net.legs.push_back({c, port, 0, 0});
+                            net.legs.push_back({c, port, 0, lane});
                             net.weight = std::max(net.weight, rate);
                         } else {
                             Net leg;
@@ -95,7 +97,8 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                 }
             }
         }
-        if (net.cells.size() > 1) nl.nets.push_back(net);
+        for (auto& net : lanesNets)
+            if (net.cells.size() > 1) nl.nets.push_back(std::move(net));
         if (!p.ops[i].folded && op.kind() != "Streamify") group(nl.opCells[i], op.name() + " group");
     }
     for (std::size_t k = 0; k < p.stages.size(); ++k)

@@ -121,6 +121,20 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
         {"annealing",
          {{"temperatures", anneal.temperatures}, {"moves", anneal.moves}, {"accepted", anneal.accepted}}},
         {"seconds", {{"lower", lowerSeconds}, {"place", placeSeconds}, {"route", routeSeconds}}}};
+    // Every stream between two units: its lanes and the rate lowering planned for it.
+    nlohmann::json streams = nlohmann::json::array();
+    for (int i = 0; i < g.numOps(); ++i)
+        for (int k = 0; k < static_cast<int>(g.op(i).outputs().size()); ++k)
+            for (const auto& [c, port] : g.consumers({i, k})) {
+                const StagePlacement* stage = r.placement.stage(c, port);
+                if (!stage && r.placement.ops[i].host() == r.placement.ops[c].host()) continue;
+                streams.push_back(
+                    {{"stream", fmt::format("{}[{}] -> {}[{}]", g.op(i).name(), k, g.op(c).name(), port)},
+                     {"lanes", r.placement.lanes(i, k)},
+                     {"stage_pmus", stage ? stage->pmus.size() : 0},
+                     {"bytes_per_cycle", v.outputBytes[i][k] / v.runCycles}});
+            }
+    r.report["streams"] = streams;
     r.report["warnings"] = nlohmann::json::array();
     if (mesh) {
         r.report["routing"] = r.routing.report(r.netlist);

@@ -24,6 +24,8 @@ const std::vector<StatDef>& statDefinitions() {
         {"data_bytes", "bytes", "bytes of the data elements that crossed the stream"},
         {"max_occupancy", "elements", "most data elements in the stream at once (sent, not yet read)"},
         {"mean_occupancy", "elements", "time-weighted mean of the data elements in the stream"},
+        {"lanes", "count",
+         "fabric lanes the stream's tiles are split over (0: producer and consumer share a unit)"},
         // PMUs (chip.<pmu>)
         {"write_bytes", "bytes", "bytes written into the PMU's SRAM (stage buffers and operators)"},
         {"read_bytes", "bytes", "bytes read from the PMU's SRAM"},

@@ -554,8 +554,8 @@ TEST(CliPnr, OverSubscribedLinksAreAWarningAndAListInPnrJson) {
 // compare names where the cycles went: the last operators to finish with the shares of their finish cycle
 // (each share in [0, 1], busy and waiting together at most the whole), the streams that move the most with
 // the bandwidth they need at the roofline's pace (data bytes over the roofline's cycles) against what they
-// achieved (over the cycle level's) and one lane's; no memory-channel section behind the published node
-// (step_eval); --out writes the JSON and the text.
+// achieved (over the cycle level's) and what its fabric lanes carry; no memory-channel section behind the
+// published node (step_eval); --out writes the JSON and the text.
 TEST(CliCompare, NamesTheLastOperatorsAndTheBusiestStreamsAndWritesOut) {
     const auto dir = std::filesystem::temp_directory_path() / "steprdu-compare-test";
     std::filesystem::remove_all(dir);
@@ -580,7 +580,8 @@ TEST(CliCompare, NamesTheLastOperatorsAndTheBusiestStreamsAndWritesOut) {
         const double bytes = streams[i]["data_bytes"].get<double>();
         EXPECT_DOUBLE_EQ(streams[i]["needed_bytes_per_cycle"].get<double>(), bytes / rc);
         EXPECT_DOUBLE_EQ(streams[i]["achieved_bytes_per_cycle"].get<double>(), bytes / cc);
-        EXPECT_EQ(streams[i]["lane_bytes_per_cycle"].get<int>(), 64);
+        EXPECT_GE(streams[i]["lanes"].get<double>(), 0.0);
+        EXPECT_EQ(streams[i]["lanes_bytes_per_cycle"].get<double>(), 64 * streams[i]["lanes"].get<double>());
         if (i) {
             EXPECT_LE(bytes, streams[i - 1]["data_bytes"].get<double>());
         }
@@ -594,8 +595,9 @@ TEST(CliCompare, NamesTheLastOperatorsAndTheBusiestStreamsAndWritesOut) {
     std::filesystem::remove_all(dir);
 }
 
-// floorplan.svg reads as a picture: a legend from colour to operator with its units, the names of groups of
-// four units or more on them, and every over-subscribed link in red.
+// floorplan.svg reads as a picture: a legend from colour to operator with its units and lanes out, the names
+// of groups of four units or more on them, and every over-subscribed link in red; pnr.json lists each
+// stream's lanes.
 TEST(CliPnr, TheFloorplanHasALegendGroupLabelsAndOverSubscribedLinksInRed) {
     const auto dir = std::filesystem::temp_directory_path() / "steprdu-floorplan-test";
     std::filesystem::remove_all(dir);
@@ -603,8 +605,18 @@ TEST(CliPnr, TheFloorplanHasALegendGroupLabelsAndOverSubscribedLinksInRed) {
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(slurp(dir / "pnr.json"));
     const std::string svg = slurp(dir / "floorplan.svg");
-    for (const char* entry : {">gate (8 pcus)<", ">load_x (1 agcu)<", ">store_out (1 agcu)<"})
+    for (const char* entry : {">gate (8 pcus)<", ">load_x (4 agcus)<", ">store_out (1 agcu)<",
+                              ">load_w_gate (8 agcus, 8 lanes out)<"})
         EXPECT_NE(svg.find(entry), std::string::npos) << entry;
+    // The gate weights arrive on as many lanes as gate has PCUs, each through a stage PMU of its own.
+    bool weights = false;
+    for (const auto& st : j["streams"])
+        if (st["stream"] == "load_w_gate[0] -> gate[1]") {
+            weights = true;
+            EXPECT_EQ(st["lanes"], 8);
+            EXPECT_EQ(st["stage_pmus"], 8);
+        }
+    EXPECT_TRUE(weights) << j["streams"];
     EXPECT_NE(
         svg.find("font-weight=\"bold\" stroke=\"white\" stroke-width=\"2\" paint-order=\"stroke\">down<"),
         std::string::npos);

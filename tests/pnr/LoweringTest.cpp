@@ -80,6 +80,23 @@ TEST(PnrLowering, LanesFollowTheRateAndStopAtTheUnitsAtTheirEnds) {
     EXPECT_EQ(v.lanes[in.op][in.out], 2);
 }
 
+// A Broadcast's outputs are one multicast per lane. swiglu's gate matmul takes 2 x 64 x 256 x 512 FLOPs on 8
+// PCUs: a run of 4096 cycles. x is a 32 x 256 f32 tile (32 KiB) for each of 2 x 8 (row, intermediate) steps:
+// 512 KiB / 4096 = 128 B/cycle on each output of its Broadcast, 2 x 128 / 64 = 4 lanes; both outputs take the
+// same 4 lanes, and the load stripes over 4 AGCUs.
+TEST(PnrLowering, ABroadcastsOutputsShareItsLanes) {
+    auto b = build("swiglu", {});
+    const auto v = hw::pnr::lower(b.w.graph, hw::loadHwConfig("step_eval"), b.o);
+    EXPECT_DOUBLE_EQ(v.runCycles, 4096);
+    const int bcast = opIndex(b.w.graph, "load_x.bcast");
+    ASSERT_EQ(v.lanes[bcast].size(), 2u);
+    for (int k = 0; k < 2; ++k) {
+        EXPECT_DOUBLE_EQ(v.outputBytes[bcast][k], 16 * 32768.0);
+        EXPECT_EQ(v.lanes[bcast][k], 4);
+    }
+    EXPECT_EQ(v.agcus[opIndex(b.w.graph, "load_x")], 4);
+}
+
 // A smaller PMU makes the same stage need more of them: 2 tiles x 64 x 64 x 4 B = 32 KiB over 1 KiB PMUs.
 TEST(PnrLowering, StageBuffersTakeAsManyPmusAsTheirDepthNeeds) {
     auto b = build("gemm", {});
