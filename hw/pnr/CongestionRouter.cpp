@@ -128,6 +128,10 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
         if (!overused) break;
         pf *= 1.5;
     }
+    R.planned.assign(R.load.size(), 0.0);
+    for (int k : order)
+        for (int l : tree[k])
+            R.planned[l] += nl.nets[k].rate;
 
     // The legs, and the flows each switch's routing table holds.
     std::vector<int> flows(L.numSites(), 0), lastNet(L.numSites(), -1);
@@ -196,6 +200,13 @@ double Routing::maxLinkLoad() const {
     return m;
 }
 
+double Routing::maxPlannedLoad() const {
+    double m = 0;
+    for (double l : planned)
+        m = std::max(m, l / capacity);
+    return m;
+}
+
 double Routing::totalLinkLoad() const {
     double sum = 0;
     for (double l : load)
@@ -203,9 +214,13 @@ double Routing::totalLinkLoad() const {
     return sum;
 }
 
+// Loads and over-subscription as planned: each stream at its rate.
 nlohmann::json Routing::report(const Netlist& nl) const {
     const int used =
         static_cast<int>(std::count_if(load.begin(), load.end(), [](double l) { return l > 1e-12; }));
+    double plannedSum = 0;
+    for (double l : planned)
+        plannedSum += l / capacity;
     std::int64_t hops = 0;
     int maxHops = 0;
     for (const auto& leg : legs) {
@@ -216,9 +231,9 @@ nlohmann::json Routing::report(const Netlist& nl) const {
     for (const auto& leg : legs)
         columnFirst += leg.columnFirst;
     std::vector<int> byLoad;
-    for (std::size_t l = 0; l < load.size(); ++l)
-        if (load[l] > 1e-12) byLoad.push_back(static_cast<int>(l));
-    std::stable_sort(byLoad.begin(), byLoad.end(), [&](int a, int b) { return load[a] > load[b]; });
+    for (std::size_t l = 0; l < planned.size(); ++l)
+        if (planned[l] > 1e-12) byLoad.push_back(static_cast<int>(l));
+    std::stable_sort(byLoad.begin(), byLoad.end(), [&](int a, int b) { return planned[a] > planned[b]; });
     // The busiest links with the nets on them.
     nlohmann::json hot = nlohmann::json::array();
     for (std::size_t i = 0; i < std::min<std::size_t>(10, byLoad.size()); ++i) {
@@ -230,25 +245,25 @@ nlohmann::json Routing::report(const Netlist& nl) const {
                 nets.push_back(nl.nets[leg.net].name);
         hot.push_back({{"link", fmt::format("{}.{}", ChipLayout::switchName(sw / cols, sw % cols),
                                             directionName(l % kDirs))},
-                       {"load", load[l] / capacity},
+                       {"load", planned[l] / capacity},
                        {"nets", nets}});
     }
     // Every link loaded beyond its bandwidth after the last round: its streams run slower than planned.
     nlohmann::json over = nlohmann::json::array();
     for (int l : byLoad) {
-        if (load[l] <= capacity * (1 + 1e-9)) break;
+        if (planned[l] <= capacity * (1 + 1e-9)) break;
         const int sw = l / kDirs;
         over.push_back({{"link", fmt::format("{}.{}", ChipLayout::switchName(sw / cols, sw % cols),
                                              directionName(l % kDirs))},
-                        {"load", load[l] / capacity}});
+                        {"load", planned[l] / capacity}});
     }
     return {{"legs", legs.size()},
             {"legs_column_first", columnFirst},
             {"iterations", iterations},
-            {"overused_links", overused},
+            {"overused_links", over.size()},
             {"links_used", used},
-            {"max_link_load", maxLinkLoad()},
-            {"mean_link_load", used ? totalLinkLoad() / used : 0.0},
+            {"max_link_load", maxPlannedLoad()},
+            {"mean_link_load", used ? plannedSum / used : 0.0},
             {"hops_total", hops},
             {"hops_mean", legs.empty() ? 0.0 : double(hops) / double(legs.size())},
             {"hops_max", maxHops},

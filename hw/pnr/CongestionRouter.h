@@ -29,15 +29,19 @@ struct RoutedLeg {
 
 struct Routing {
     std::vector<RoutedLeg> legs;
-    std::vector<double> load; // per mesh link: bytes per cycle
+    // Per mesh link, bytes per cycle: as negotiated (each net at its placement weight, at least a tenth of a
+    // link, so that light legs keep clear of heavy ones), and as planned (each net at its rate).
+    std::vector<double> load, planned;
     int iterations = 0, overused = 0, maxFlowTable = 0;
     double capacity = 0; // bytes per cycle per link
     int cols = 0;        // of the switch grid, to name links
     // The channel dependency graph of every route has no cycle.
     bool deadlockFree() const;
-    // Routed load in link bandwidths: the busiest link's, and summed over the links used.
+    // Negotiated load in link bandwidths: the busiest link's, and summed over the links used.
     double maxLinkLoad() const;
     double totalLinkLoad() const;
+    // Planned load: the busiest link's, in link bandwidths.
+    double maxPlannedLoad() const;
     nlohmann::json report(const Netlist& nl) const;
 };
 

@@ -80,12 +80,12 @@ std::string floorplanSvg(const step::Graph& g, const HwConfig& cfg, const PnrRes
         }
         s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"hsla({},80%,35%,0.6)\" "
                          "stroke-width=\"{:.2f}\"><title>{}</title></polyline>\n",
-                         points, hue(net.name), std::clamp(4.0 * net.weight / flit, 0.3, 4.0), net.name);
+                         points, hue(net.name), std::clamp(4.0 * net.rate / flit, 0.3, 4.0), net.name);
     }
     // Links left over-subscribed: red, beside the routes (each direction on its own side), with their load in
     // link bandwidths.
-    for (std::size_t l = 0; l < r.routing.load.size(); ++l) {
-        const double load = r.routing.load[l] / r.routing.capacity;
+    for (std::size_t l = 0; l < r.routing.planned.size(); ++l) {
+        const double load = r.routing.planned[l] / r.routing.capacity;
         if (load <= 1 + 1e-9) continue;
         const int sw = static_cast<int>(l) / kDirections, dir = static_cast<int>(l) % kDirections;
         const int row = sw / L.cols(), col = sw % L.cols();

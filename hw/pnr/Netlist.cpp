@@ -57,7 +57,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
         if (multicast) lanesNets.resize(p.lanes(i, 0));
         for (int k = 0; k < static_cast<int>(op.outputs().size()); ++k) {
             const int lanes = p.lanes(i, k);
-            const double rate = std::max(floor, v.outputBytes[i][k] / v.runCycles / lanes);
+            const double rate = v.outputBytes[i][k] / v.runCycles / lanes, weight = std::max(floor, rate);
             for (auto [c, port] : g.consumers({i, k})) {
                 const int stage = stageIndex(c, port);
                 for (int lane = 0; lane < lanes; ++lane) {
@@ -76,12 +76,14 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                             }
                             net.cells.push_back(first);
                             net.legs.push_back({c, port, 0, lane});
-                            net.weight = std::max(net.weight, rate);
+                            net.weight = std::max(net.weight, weight);
+                            net.rate = std::max(net.rate, rate);
                         } else {
                             Net leg;
                             leg.cells = {src, first};
                             leg.legs = {{c, port, 0, lane}};
-                            leg.weight = rate;
+                            leg.weight = weight;
+                            leg.rate = rate;
                             leg.name = name;
                             nl.nets.push_back(leg);
                         }
@@ -90,7 +92,8 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                         Net leg;
                         leg.cells = {first, host};
                         leg.legs = {{c, port, 1, lane}};
-                        leg.weight = rate;
+                        leg.weight = weight;
+                        leg.rate = rate;
                         leg.name = name + " stage";
                         nl.nets.push_back(leg);
                     }

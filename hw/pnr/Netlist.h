@@ -3,8 +3,9 @@
 // site (shared by the operators folded onto it and by a Streamify and its Bufferize), or one of an off-chip
 // operator's AGCUs (an AGCU hosts many). A net is a leg of one lane of a stream on the fabric, producer unit
 // to consumer unit or stage PMU, and stage PMU to consumer; a Broadcast's legs form one multicast net; the
-// units of one compute group or buffer form a net of their own. Its weight is its bandwidth in bytes per
-// cycle (the lowering's rate model), at least a tenth of a link so that control-only nets stay short.
+// units of one compute group or buffer form a net of their own. Its rate is the bandwidth it carries in bytes
+// per cycle (the lowering's rate model), what routing loads links with; its weight, the pull placement gives
+// it, is the same but at least a tenth of a link, so that control-only nets stay short.
 #include <string>
 #include <vector>
 
@@ -22,7 +23,8 @@ struct Cell {
 struct Net {
     std::vector<int> cells;   // cells[0] is the source
     std::vector<LegKey> legs; // per sink (cells[1..]); empty for a group net
-    double weight = 0;        // bytes per cycle
+    double weight = 0;        // bytes per cycle, for placement
+    double rate = 0;          // bytes per cycle, for routing
     std::string name;
     bool group = false; // the units of one compute group or buffer
 };

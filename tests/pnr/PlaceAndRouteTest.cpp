@@ -39,12 +39,12 @@ int cell(hw::pnr::Netlist& nl, int row, int col) {
     return static_cast<int>(nl.cells.size()) - 1;
 }
 
-void net(hw::pnr::Netlist& nl, std::vector<int> cells, double weight, const std::string& name) {
+void net(hw::pnr::Netlist& nl, std::vector<int> cells, double rate, const std::string& name) {
     hw::pnr::Net n;
     n.cells = std::move(cells);
     for (std::size_t s = 1; s < n.cells.size(); ++s)
         n.legs.push_back({static_cast<int>(nl.nets.size()), static_cast<int>(s), 0});
-    n.weight = weight;
+    n.weight = n.rate = rate;
     n.name = name;
     nl.nets.push_back(n);
 }
@@ -117,7 +117,7 @@ TEST(PnrPlacement, AnnealingImprovesOnTheConstructiveStart) {
 }
 
 // Every leg's route starts at its source's switch, ends at its sink's, and the link loads recomputed from
-// the routes (a multicast net's shared link counted once) equal the router's.
+// the routes (a multicast net's shared link counted once) equal the router's, negotiated and planned.
 TEST(PnrRouting, RoutesConnectEveryLegAndLoadsAddUp) {
     const auto r = pnr("attention", {"batch=8"}, hw::loadHwConfig("step_eval"));
     const int cols = hw::ChipLayout(hw::loadHwConfig("step_eval").chip).cols();
@@ -139,11 +139,22 @@ TEST(PnrRouting, RoutesConnectEveryLegAndLoadsAddUp) {
         EXPECT_EQ(static_cast<int>(leg.links.size()),
                   std::abs(src.row - dst.row) + std::abs(src.col - dst.col));
     }
-    for (const auto& [n, links] : linksOf)
-        for (int l : links)
+    // Negotiation loads each net at its placement weight, the plan at its rate (below the weight for
+    // control-only nets, which placement pulls at a tenth of a link).
+    std::vector<double> planned(load.size(), 0.0);
+    bool control = false;
+    for (const auto& [n, links] : linksOf) {
+        control |= r.netlist.nets[n].rate < r.netlist.nets[n].weight;
+        for (int l : links) {
             load[l] += r.netlist.nets[n].weight;
-    for (std::size_t l = 0; l < load.size(); ++l)
+            planned[l] += r.netlist.nets[n].rate;
+        }
+    }
+    EXPECT_TRUE(control);
+    for (std::size_t l = 0; l < load.size(); ++l) {
         EXPECT_NEAR(load[l], r.routing.load[l], 1e-6 * (1 + load[l]));
+        EXPECT_NEAR(planned[l], r.routing.planned[l], 1e-6 * (1 + planned[l]));
+    }
     EXPECT_TRUE(r.routing.deadlockFree());
     EXPECT_TRUE(r.report["routing"]["deadlock_free"].get<bool>());
 }
