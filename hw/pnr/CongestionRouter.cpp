@@ -195,13 +195,6 @@ bool Routing::deadlockFree() const {
 
 double Routing::maxLinkLoad() const {
     double m = 0;
-    for (double l : load)
-        m = std::max(m, l / capacity);
-    return m;
-}
-
-double Routing::maxPlannedLoad() const {
-    double m = 0;
     for (double l : planned)
         m = std::max(m, l / capacity);
     return m;
@@ -209,8 +202,8 @@ double Routing::maxPlannedLoad() const {
 
 double Routing::totalLinkLoad() const {
     double sum = 0;
-    for (double l : load)
-        if (l > 1e-12) sum += l / capacity;
+    for (double l : planned)
+        sum += l / capacity;
     return sum;
 }
 
@@ -218,9 +211,6 @@ double Routing::totalLinkLoad() const {
 nlohmann::json Routing::report(const Netlist& nl) const {
     const int used =
         static_cast<int>(std::count_if(load.begin(), load.end(), [](double l) { return l > 1e-12; }));
-    double plannedSum = 0;
-    for (double l : planned)
-        plannedSum += l / capacity;
     std::int64_t hops = 0;
     int maxHops = 0;
     for (const auto& leg : legs) {
@@ -262,8 +252,8 @@ nlohmann::json Routing::report(const Netlist& nl) const {
             {"iterations", iterations},
             {"overused_links", over.size()},
             {"links_used", used},
-            {"max_link_load", maxPlannedLoad()},
-            {"mean_link_load", used ? plannedSum / used : 0.0},
+            {"max_link_load", maxLinkLoad()},
+            {"mean_link_load", used ? totalLinkLoad() / used : 0.0},
             {"hops_total", hops},
             {"hops_mean", legs.empty() ? 0.0 : double(hops) / double(legs.size())},
             {"hops_max", maxHops},

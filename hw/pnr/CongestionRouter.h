@@ -37,11 +37,9 @@ struct Routing {
     int cols = 0;        // of the switch grid, to name links
     // The channel dependency graph of every route has no cycle.
     bool deadlockFree() const;
-    // Negotiated load in link bandwidths: the busiest link's, and summed over the links used.
+    // Planned load in link bandwidths: the busiest link's, and summed over the links used.
     double maxLinkLoad() const;
     double totalLinkLoad() const;
-    // Planned load: the busiest link's, in link bandwidths.
-    double maxPlannedLoad() const;
     nlohmann::json report(const Netlist& nl) const;
 };
 

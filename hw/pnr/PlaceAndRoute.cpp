@@ -1,9 +1,12 @@
 #include "hw/pnr/PlaceAndRoute.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <exception>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -66,16 +69,45 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
     const double lowerSeconds = since(t0);
 
     // Annealing is a random search: with several starts, the placement whose routes load the busiest link
-    // least is kept (then the least routed traffic, then the first).
+    // least is kept (then the least routed traffic, then the first). The starts are independent and run on
+    // the machine's cores; which one is kept does not depend on how many there are.
     const int starts = mesh && cfg.pnr.placer == Placer::Anneal ? cfg.pnr.starts : 1;
+    auto seedOf = [&](int s) {
+        return static_cast<int>((std::int64_t(cfg.pnr.seed) + s) % (std::int64_t(1) << 31));
+    };
+    std::vector<PlacedAndRouted> runs(starts);
+    std::vector<std::exception_ptr> errors(starts);
+    {
+        std::atomic<int> next{0};
+        auto work = [&] {
+            for (int s; (s = next++) < starts;) {
+                try {
+                    HwConfig c = cfg;
+                    c.pnr.seed = seedOf(s);
+                    runs[s] = placeOnce(g, c, v, o, mesh);
+                } catch (...) {
+                    errors[s] = std::current_exception();
+                }
+            }
+        };
+        const int workers = std::min<int>(starts, std::max(1u, std::thread::hardware_concurrency()));
+        std::vector<std::thread> pool;
+        for (int w = 1; w < workers; ++w)
+            pool.emplace_back(work);
+        work();
+        for (auto& t : pool)
+            t.join();
+    }
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e); // the first start's error, as one start at a time would throw
     PlacedAndRouted best;
     int seed = cfg.pnr.seed;
     double placeSeconds = 0, routeSeconds = 0;
     nlohmann::json startLoads = nlohmann::json::array();
     for (int s = 0; s < starts; ++s) {
         HwConfig c = cfg;
-        c.pnr.seed = static_cast<int>((std::int64_t(cfg.pnr.seed) + s) % (std::int64_t(1) << 31));
-        PlacedAndRouted p = placeOnce(g, c, v, o, mesh);
+        c.pnr.seed = seedOf(s);
+        PlacedAndRouted& p = runs[s];
         placeSeconds += p.placeSeconds;
         routeSeconds += p.routeSeconds;
         const Routing &run = p.result.routing, &kept = best.result.routing;
