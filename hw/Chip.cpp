@@ -155,6 +155,7 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
                 if (!multicast) route->setFabric(firstLegs(k));
             }
             lanes_.push_back(b.local ? 0 : lanes);
+            ch->setLanes(lanes, cfg_.rdn.flit_bytes);
             route->addBranch(std::move(b));
             if (multicast && k + 1 == outs && !laneDsts.empty()) route->setFabric(firstLegs(0));
         }

@@ -30,11 +30,12 @@ Cycle FabricRoute::creditLatency(const TokenChannel& ch) const {
     return b.local ? localHop_ : b.control;
 }
 
-void FabricRoute::carry(TokenChannel& ch, std::uint64_t seq, std::int64_t bytes, bool data, Cycle at) {
+void FabricRoute::carry(TokenChannel& ch, std::uint64_t seq, std::int64_t bytes, bool data, Cycle at,
+                        Cycle tailReady) {
     const int b = branchOf(ch);
     const Branch& br = branches_[b];
-    if (br.local) return ch.arrived(seq, at + localHop_);
-    if (!data) return ch.arrived(seq, at + br.control);
+    if (br.local) return ch.arrived(seq, at + localHop_, tailReady + localHop_);
+    if (!data) return ch.arrived(seq, at + br.control, at + br.control);
     // Every fabric branch hands over the same element once (a Broadcast sends to all outputs together);
     // the element leaves when the last one has.
     std::uint64_t ordinal = nextOrdinal_[b]++;
@@ -43,12 +44,14 @@ void FabricRoute::carry(TokenChannel& ch, std::uint64_t seq, std::int64_t bytes,
         p.seq.assign(branches_.size(), 0);
         p.partsLeft.assign(branches_.size(), -1);
         p.forward.assign(branches_.size(), -1);
+        p.first.assign(branches_.size(), kNever);
         p.last.assign(branches_.size(), 0);
         p.waiting = p.open = static_cast<int>(fabricBranches_.size());
         p.bytes = bytes;
     }
     p.seq[b] = seq;
-    if (--p.waiting == 0) fabric_->send(bytes, at, at, this, ordinal);
+    p.tailReady = std::max(p.tailReady, tailReady);
+    if (--p.waiting == 0) fabric_->send(bytes, at, p.tailReady, this, ordinal);
 }
 
 void FabricRoute::delivered(std::uint64_t tag, int dest, Cycle head, Cycle tail) {
@@ -59,7 +62,7 @@ void FabricRoute::partDelivered(std::uint64_t tag, int dest, int part, int parts
                                 Cycle head, Cycle tail) {
     const std::uint64_t ordinal = tag & ((1ULL << kOrdinalBits) - 1);
     if (tag & kSecondLeg)
-        return arrivedPart(ordinal, static_cast<int>((tag & ~kSecondLeg) >> kOrdinalBits), parts, tail);
+        return arrivedPart(ordinal, static_cast<int>((tag & ~kSecondLeg) >> kOrdinalBits), parts, head, tail);
     const int b = fabricBranches_.at(dest);
     if (branches_[b].stage) {
         // Each first-leg packet becomes the same part of one second-leg message of the same size.
@@ -67,16 +70,28 @@ void FabricRoute::partDelivered(std::uint64_t tag, int dest, int part, int parts
         if (p.partsLeft[b] < 0) p.partsLeft[b] = parts;
         return forwardFromStage(ordinal, b, part, bytes, head, tail);
     }
-    arrivedPart(ordinal, b, parts, tail);
+    arrivedPart(ordinal, b, parts, head, tail);
 }
 
-void FabricRoute::arrivedPart(std::uint64_t ordinal, int b, int parts, Cycle tail) {
+void FabricRoute::headDelivered(std::uint64_t tag, int dest, Cycle head) {
+    const std::uint64_t ordinal = tag & ((1ULL << kOrdinalBits) - 1);
+    int b = static_cast<int>((tag & ~kSecondLeg) >> kOrdinalBits);
+    if (!(tag & kSecondLeg)) {
+        b = fabricBranches_.at(dest);
+        if (branches_[b].stage) return; // the stage forwards it packet by packet; its second leg tells
+    }
+    // The consumer may start on the element as its first packet arrives.
+    branches_[b].channel->headArrived(pending_.at(ordinal).seq[b], head);
+}
+
+void FabricRoute::arrivedPart(std::uint64_t ordinal, int b, int parts, Cycle head, Cycle tail) {
     auto it = pending_.find(ordinal);
     Pending& p = it->second;
     if (p.partsLeft[b] < 0) p.partsLeft[b] = parts;
+    p.first[b] = std::min(p.first[b], head);
     p.last[b] = std::max(p.last[b], tail);
     if (--p.partsLeft[b] > 0) return;
-    branches_[b].channel->arrived(p.seq[b], p.last[b]);
+    branches_[b].channel->arrived(p.seq[b], p.first[b], p.last[b]);
     if (--p.open == 0) pending_.erase(it);
 }
 

@@ -36,12 +36,14 @@ class FabricRoute : public StreamRoute, public PacketSink {
     void setFabric(std::unique_ptr<FabricSegment> s) { fabric_ = std::move(s); }
     void addBranch(Branch b);
 
-    void carry(TokenChannel& ch, std::uint64_t seq, std::int64_t bytes, bool data, Cycle at) override;
+    void carry(TokenChannel& ch, std::uint64_t seq, std::int64_t bytes, bool data, Cycle at,
+               Cycle tailReady) override;
     Cycle creditLatency(const TokenChannel& ch) const override;
     // The fabric reports each packet: a stage forwards a packet as soon as it is in (in the flit-level mode,
     // each flit), and a consumer sees its element once the last packet has arrived.
     void delivered(std::uint64_t tag, int dest, Cycle head, Cycle tail) override;
     bool wantsParts() const override { return true; }
+    void headDelivered(std::uint64_t tag, int dest, Cycle head) override;
     void partDelivered(std::uint64_t tag, int dest, int part, int parts, std::int64_t bytes, Cycle head,
                        Cycle tail) override;
 
@@ -50,15 +52,16 @@ class FabricRoute : public StreamRoute, public PacketSink {
         std::vector<std::uint64_t> seq; // per branch
         std::vector<int> partsLeft;     // per branch: packets not yet at the consumer (-1: none seen yet)
         std::vector<int> forward;       // per branch with a stage: its second-leg message (-1: not opened)
-        std::vector<Cycle> last;        // per branch: the latest tail so far
+        std::vector<Cycle> first, last; // per branch: the earliest head, the latest tail so far
         std::int64_t bytes = 0;
-        int waiting = 0; // branches whose token has not been handed over yet
-        int open = 0;    // fabric branches not yet arrived
+        Cycle tailReady = 0; // the latest any branch's producer allows the tail to leave
+        int waiting = 0;     // branches whose token has not been handed over yet
+        int open = 0;        // fabric branches not yet arrived
     };
     int branchOf(const TokenChannel& ch) const;
     void forwardFromStage(std::uint64_t ordinal, int branch, int part, std::int64_t bytes, Cycle head,
                           Cycle tail);
-    void arrivedPart(std::uint64_t ordinal, int branch, int parts, Cycle tail);
+    void arrivedPart(std::uint64_t ordinal, int branch, int parts, Cycle head, Cycle tail);
 
     Cycle localHop_;
     std::unique_ptr<FabricSegment> fabric_;

@@ -27,7 +27,8 @@ void LaneBundle::send(std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink*
          destinations_,
          std::vector<int>(destinations_, pieces),
          std::vector<Cycle>(destinations_, kNever),
-         std::vector<Cycle>(destinations_, 0)};
+         std::vector<Cycle>(destinations_, 0),
+         std::vector<bool>(destinations_, false)};
     // A piece may be released late (once every piece of the previous leg is in), never before now.
     at = std::max(at, now());
     for (int l = 0; l < lanes(); ++l) {
@@ -38,7 +39,7 @@ void LaneBundle::send(std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink*
 
 int LaneBundle::open(std::int64_t bytes, PacketSink* sink, std::uint64_t tag) {
     const std::uint64_t id = next_++;
-    messages_[id] = {bytes, sink, tag, 0, {}, {}, {}};
+    messages_[id] = {bytes, sink, tag, 0, {}, {}, {}, {}};
     return static_cast<int>(id);
 }
 
@@ -49,12 +50,22 @@ void LaneBundle::release(int message, int, Cycle at, Cycle tailReady) {
     send(m.bytes, at, tailReady, m.sink, m.tag);
 }
 
+void LaneBundle::headDelivered(std::uint64_t id, int dest, Cycle head) {
+    Message& m = messages_.at(id);
+    if (m.headTold[dest]) return;
+    m.headTold[dest] = true;
+    m.sink->headDelivered(m.tag, dest, head);
+}
+
 void LaneBundle::delivered(std::uint64_t id, int dest, Cycle head, Cycle tail) {
     auto it = messages_.find(id);
     Message& m = it->second;
     m.head[dest] = std::min(m.head[dest], head);
     m.tail[dest] = std::max(m.tail[dest], tail);
-    if (--m.left[dest] > 0) return;
+    if (--m.left[dest] > 0) {
+        if (!m.headTold[dest]) headDelivered(id, dest, m.head[dest]);
+        return;
+    }
     // Callbacks may send on this bundle: take what they need first.
     PacketSink* sink = m.sink;
     const std::uint64_t tag = m.tag;

@@ -26,6 +26,7 @@ class LaneBundle : public FabricSegment, public PacketSink {
     void release(int message, int part, Cycle at, Cycle tailReady) override;
 
     void delivered(std::uint64_t id, int dest, Cycle head, Cycle tail) override;
+    void headDelivered(std::uint64_t id, int dest, Cycle head) override;
 
   private:
     struct Message {
@@ -35,6 +36,7 @@ class LaneBundle : public FabricSegment, public PacketSink {
         int open = 0;          // destinations not yet reached
         std::vector<int> left; // per destination: pieces not yet arrived
         std::vector<Cycle> head, tail;
+        std::vector<bool> headTold; // per destination: the sink has heard of the first packet
     };
     std::vector<std::unique_ptr<FabricSegment>> lanes_;
     int destinations_;

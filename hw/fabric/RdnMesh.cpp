@@ -232,15 +232,19 @@ void RdnMesh::send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, Pack
     const int msg = open(flow, bytes, sink, tag);
     const Message& m = messages_[msg];
     const int parts = m.parts, flits = m.flits, per = m.partFlits;
-    // One flit per cycle from the source; the last one no earlier than the tail is ready.
+    // One flit per cycle from the source at most, the flits ready evenly from `at` to `tailReady` (data
+    // forwarded as it streams in).
+    auto ready = [&](int flit) {
+        const Cycle span = std::max<Cycle>(0, tailReady - at);
+        return std::max<Cycle>(at + flit, at + (flits > 1 ? span * flit / (flits - 1) : span));
+    };
     for (int i = 0; i < parts; ++i) {
         if (parts == 1) {
             release(msg, 0, at, tailReady);
             continue;
         }
-        const Cycle head = std::max<Cycle>(at + Cycle(i) * per, tailReady - (flits - 1 - i * per));
         const int last = std::min(flits, (i + 1) * per) - 1;
-        release(msg, i, head, std::max<Cycle>(at + last, tailReady - (flits - 1 - last)));
+        release(msg, i, ready(i * per), ready(last));
     }
 }
 
@@ -252,11 +256,13 @@ void RdnMesh::deliver(int packet, int dest, Cycle head, Cycle tail) {
     PacketSink* sink = m.sink;
     const std::uint64_t tag = m.tag;
     const int parts = m.parts;
+    const bool first = m.got[dest] == 0;
     m.head[dest] = std::min(m.head[dest], head);
     m.tail[dest] = std::max(m.tail[dest], tail);
     const bool complete = ++m.got[dest] == parts;
     const Cycle h = m.head[dest], t = m.tail[dest];
     if (complete && --m.open == 0) freeMessages_.push_back(p.message);
+    if (first && parts > 1) sink->headDelivered(tag, dest, head);
     if (sink->wantsParts())
         sink->partDelivered(tag, dest, p.part, parts, p.bytes, head, tail);
     else if (complete)

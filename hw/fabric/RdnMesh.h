@@ -41,6 +41,8 @@ class PacketSink {
     virtual bool wantsParts() const { return false; }
     virtual void partDelivered(std::uint64_t tag, int dest, int part, int parts, std::int64_t bytes,
                                Cycle head, Cycle tail) {}
+    // A message sent in several packets: its first packet reached `dest` at `head` (before the rest).
+    virtual void headDelivered(std::uint64_t tag, int dest, Cycle head) {}
 };
 
 struct MeshOptions {

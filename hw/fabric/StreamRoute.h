@@ -14,8 +14,10 @@ class StreamRoute {
   public:
     virtual ~StreamRoute() = default;
     // Carries token `seq` of `ch`, `bytes` long if it is data (control tokens ride the control fabric),
-    // handed over at cycle `at` (>= now). The route calls ch.arrived(seq, t) once t is known.
-    virtual void carry(TokenChannel& ch, std::uint64_t seq, std::int64_t bytes, bool data, Cycle at) = 0;
+    // handed over at cycle `at` (>= now), its last byte no earlier than `tailReady`. The route calls
+    // ch.arrived(seq, head, tail) once both are known.
+    virtual void carry(TokenChannel& ch, std::uint64_t seq, std::int64_t bytes, bool data, Cycle at,
+                       Cycle tailReady) = 0;
     // Cycles between the consumer's read of an element and the producer seeing the free slot.
     virtual Cycle creditLatency(const TokenChannel& ch) const = 0;
 };

@@ -56,7 +56,7 @@ void TokenChannel::waitForCredit() {
     }
 }
 
-std::uint64_t TokenChannel::send(step::Token t, std::int64_t bytes, Cycle at) {
+std::uint64_t TokenChannel::send(step::Token t, std::int64_t bytes, Cycle at, Cycle tailReady) {
     const bool data = t.isData();
     if (data) {
         account();
@@ -66,24 +66,58 @@ std::uint64_t TokenChannel::send(step::Token t, std::int64_t bytes, Cycle at) {
         dataBytes_ += bytes;
     }
     ++tokens_;
-    entries_.push_back({std::move(t), data, kNever, kNever});
+    entries_.push_back({std::move(t), data, bytes});
     std::uint64_t seq = nextSeq_++;
     if (lookaheadWaiting_) dataEvent_.notify(sc_core::SC_ZERO_TIME);
-    route_->carry(*this, seq, data ? bytes : 0, data, at);
+    route_->carry(*this, seq, data ? bytes : 0, data, at, std::max(at, tailReady));
     return seq;
 }
 
-void TokenChannel::arrived(std::uint64_t seq, Cycle arrival) {
+void TokenChannel::headArrived(std::uint64_t seq, Cycle head) {
     std::size_t idx = seq - headSeq_;
-    entries_.at(idx).arrival = arrival;
-    // A token is visible once it has arrived and the one ahead of it is visible.
+    if (entries_.at(idx).arrival != kNever) return;
+    entries_[idx].arrival = head;
+    propagate(idx);
+}
+
+void TokenChannel::arrived(std::uint64_t seq, Cycle head, Cycle tail) {
+    tail = std::max(head, tail);
+    if (seq < headSeq_) { // read already, at its head: its reader waits for this
+        readTails_[seq] = tail;
+        --readTailsUnknown_;
+        lastReach_ = std::max(lastReach_, tail);
+        if (!entries_.empty()) propagate(0);
+        dataEvent_.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    std::size_t idx = seq - headSeq_;
+    if (entries_.at(idx).arrival == kNever) entries_[idx].arrival = head;
+    entries_[idx].tail = tail;
+    propagate(idx);
+}
+
+// A token is visible once it has arrived and the one ahead of it is visible; a stop or Done also waits
+// for the last bytes of the data ahead of it.
+void TokenChannel::propagate(std::size_t idx) {
     Cycle prev = idx == 0 ? lastVisible_ : entries_[idx - 1].visible;
+    Cycle reach = idx == 0 ? (readTailsUnknown_ > 0 ? kNever : lastReach_) : entries_[idx - 1].reach;
     if (prev == kNever) return;
     for (std::size_t k = idx; k < entries_.size() && entries_[k].arrival != kNever; ++k) {
-        entries_[k].visible = std::max(entries_[k].arrival, prev);
-        prev = entries_[k].visible;
+        Entry& e = entries_[k];
+        if (!e.data && reach == kNever) break;
+        e.visible = e.data ? std::max(e.arrival, prev) : std::max({e.arrival, prev, reach});
+        e.reach = reach = reach == kNever || e.tail == kNever ? kNever : std::max(reach, e.tail);
+        prev = e.visible;
     }
-    if (idx == 0) notifyAt(dataEvent_, entries_.front().visible);
+    if (entries_.front().visible != kNever) notifyAt(dataEvent_, entries_.front().visible);
+}
+
+Cycle TokenChannel::takeTail(std::uint64_t seq) {
+    auto it = readTails_.find(seq);
+    if (it == readTails_.end()) return kNever;
+    Cycle t = it->second;
+    readTails_.erase(it);
+    return t;
 }
 
 bool TokenChannel::waitSent(int ahead) {
@@ -110,8 +144,16 @@ void TokenChannel::waitHead() {
 step::Token TokenChannel::read() {
     Entry e = std::move(entries_.front());
     entries_.pop_front();
-    ++headSeq_;
+    lastSeq_ = headSeq_++;
     lastVisible_ = e.visible;
+    lastTail_ = e.tail;
+    lastTailEarliest_ = e.tail != kNever ? e.tail
+                                         : e.arrival + (e.bytes + std::int64_t(lanes_) * flitBytes_ - 1) /
+                                                           (std::int64_t(lanes_) * flitBytes_);
+    if (e.tail == kNever)
+        ++readTailsUnknown_;
+    else
+        lastReach_ = std::max(lastReach_, e.tail);
     if (e.data) {
         account();
         --occupancy_;

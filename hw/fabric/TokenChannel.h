@@ -2,11 +2,16 @@
 // The one communication primitive of the chip: a stream of stop-token-annotated tokens between two
 // operators, with DAM's semantics. It holds at most `capacity` data elements between the producer's send and
 // the credit's return (0 = unbounded); a token becomes visible to the consumer when its route delivers it,
-// never before the token ahead of it; the credit of a read element reaches the producer after the route's
-// credit latency. Stop tokens and Done take no credit. The producer and consumer are SystemC threads that
-// block on the channel's events; the channel itself only keeps timestamps.
+// never before the token ahead of it. Units work on an element as it streams in (cut-through): a data
+// element is visible once its first bytes are in, and its reader learns when its last bytes arrive; a stop
+// token or Done is visible only once the data ahead of it has wholly arrived. The consumer's buffer drains as
+// it reads, so the credit of an element starts back when the consumer starts reading it and reaches the
+// producer after the route's credit latency. Stop tokens and Done take no credit. The producer and consumer
+// are SystemC threads that block on the channel's events; the channel itself only keeps timestamps.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 
 #include <systemc>
@@ -33,12 +38,15 @@ class TokenChannel : public sc_core::sc_prim_channel {
     void takeCredit();
     void waitForCredit(); // blocks until a credit is free, without taking it
     bool creditFree();    // applies credits returned by now
-    // Hands the token to the route; it enters the fabric at `at` (>= now). Returns its sequence number.
-    std::uint64_t send(step::Token t, std::int64_t bytes, Cycle at);
+    // Hands the token to the route; its head enters the fabric at `at` (>= now), its tail no earlier than
+    // `tailReady` (data forwarded as it arrives). Returns its sequence number.
+    std::uint64_t send(step::Token t, std::int64_t bytes, Cycle at, Cycle tailReady = 0);
     bool producerWaiting() const { return producerWaiting_; }
 
-    // Route side: token `seq` reached the consumer's side at `arrival`.
-    void arrived(std::uint64_t seq, Cycle arrival);
+    // Route side: token `seq` reached the consumer's side, its first bytes at `head`, its last at `tail`.
+    // A route that learns of the head first (the flit-level fabric) says so with headArrived.
+    void arrived(std::uint64_t seq, Cycle head, Cycle tail);
+    void headArrived(std::uint64_t seq, Cycle head);
 
     // Consumer side. `available(ahead)`: the token `ahead` places behind the head has been sent.
     bool available(int ahead) const { return static_cast<int>(entries_.size()) > ahead; }
@@ -50,7 +58,20 @@ class TokenChannel : public sc_core::sc_prim_channel {
     const step::Token& token(int ahead) const { return entries_[ahead].token; }
     // When the head is visible (kNever if it has not arrived).
     Cycle headVisible() const { return entries_.empty() ? kNever : entries_.front().visible; }
-    step::Token read(); // the head, visible by now; its credit starts back to the producer
+    // The head, visible by now; its credit starts back to the producer once its last bytes are in.
+    step::Token read();
+    // The token read last: its sequence number, and when its last bytes arrive (may lie ahead of now; kNever
+    // while the route has not said, in which case takeTail(seq) gives it once it has).
+    std::uint64_t lastSeq() const { return lastSeq_; }
+    Cycle lastTail() const { return lastTail_; }
+    Cycle takeTail(std::uint64_t seq);
+    // The earliest the last bytes of the token read last can arrive: its head plus its serialization on the
+    // stream's lanes (setLanes).
+    Cycle lastTailEarliest() const { return lastTailEarliest_; }
+    void setLanes(int lanes, int flitBytes) {
+        lanes_ = std::max(1, lanes);
+        flitBytes_ = std::max(1, flitBytes);
+    }
     sc_core::sc_event& dataEvent() { return dataEvent_; }
 
     // Statistics.
@@ -65,9 +86,12 @@ class TokenChannel : public sc_core::sc_prim_channel {
     struct Entry {
         step::Token token;
         bool data = false;
-        Cycle arrival = kNever, visible = kNever;
+        std::int64_t bytes = 0;
+        Cycle arrival = kNever, tail = kNever, visible = kNever;
+        Cycle reach = kNever; // the latest tail of this token and every one ahead of it
     };
     void account(); // integrates occupancy up to now
+    void propagate(std::size_t idx);
     void returnCredits();
 
     std::string label_;
@@ -75,9 +99,14 @@ class TokenChannel : public sc_core::sc_prim_channel {
     StreamRoute* route_ = nullptr;
     std::deque<Entry> entries_; // sent and not yet read, in order
     std::uint64_t headSeq_ = 0, nextSeq_ = 0;
-    Cycle lastVisible_ = 0;      // of the last token read
-    std::int64_t used_ = 0;      // credits out: data sent and not yet credited back
-    std::int64_t occupancy_ = 0; // data sent and not yet read
+    Cycle lastVisible_ = 0, lastReach_ = 0; // of the last token read; the latest tail of those read
+    Cycle lastTail_ = 0, lastTailEarliest_ = 0;
+    std::uint64_t lastSeq_ = 0;
+    int lanes_ = 1, flitBytes_ = 64;
+    std::map<std::uint64_t, Cycle> readTails_; // tails learnt after their token was read, not yet taken
+    int readTailsUnknown_ = 0;                 // tokens read whose tails the route has not given yet
+    std::int64_t used_ = 0;                    // credits out: data sent and not yet credited back
+    std::int64_t occupancy_ = 0;               // data sent and not yet read
     std::deque<Cycle> creditReturns_;
     bool producerWaiting_ = false, lookaheadWaiting_ = false;
     sc_core::sc_event dataEvent_, creditEvent_;

@@ -69,8 +69,38 @@ const Token& OperatorProcess::peek(int in, int ahead) {
 Token OperatorProcess::pop(int in) {
     peek(in, 0);
     Token t = in_[in]->read();
-    if (t.isData()) ++elements_;
+    if (t.isData()) {
+        ++elements_;
+        // Tails learnt since: take them (an operator that never works would otherwise keep them all).
+        unknownTails_.erase(std::remove_if(unknownTails_.begin(), unknownTails_.end(),
+                                           [&](const auto& u) {
+                                               const Cycle t = u.first->takeTail(u.second);
+                                               if (t != kNever) inputTail_ = std::max(inputTail_, t);
+                                               return t != kNever;
+                                           }),
+                            unknownTails_.end());
+        if (in_[in]->lastTail() == kNever) {
+            unknownTails_.emplace_back(in_[in], in_[in]->lastSeq());
+            unknownTailsEarliest_ = std::max(unknownTailsEarliest_, in_[in]->lastTailEarliest());
+        } else
+            inputTail_ = std::max(inputTail_, in_[in]->lastTail());
+    }
     return t;
+}
+
+void OperatorProcess::learnInputTails() {
+    for (auto [ch, seq] : unknownTails_) {
+        Cycle t;
+        const Cycle t0 = now();
+        waitFor(fmt::format("the rest of an element on {}", ch->label()));
+        while ((t = ch->takeTail(seq)) == kNever)
+            sc_core::wait(ch->dataEvent());
+        stallInput_ += now() - t0;
+        waiting_.clear();
+        inputTail_ = std::max(inputTail_, t);
+    }
+    unknownTails_.clear();
+    unknownTailsEarliest_ = 0;
 }
 
 void OperatorProcess::awaitCapacity(int out) {
@@ -103,9 +133,11 @@ void OperatorProcess::push(int out, Token t) {
         flush();
         return;
     }
+    // Data read and passed on as it streams in: the output's tail cannot leave before the input's arrived
+    // (where the route has not told that yet, before it can have).
     Cycle at = std::max({now(), readyAt_, lastSend_});
     lastSend_ = at;
-    c.send(std::move(t), bytes, at);
+    c.send(std::move(t), bytes, at, std::max(inputTail_, unknownTailsEarliest_));
 }
 
 void OperatorProcess::ticketDone(int ticket, Cycle at) {
@@ -126,7 +158,7 @@ void OperatorProcess::flush() {
             doneTickets_.erase(it);
         }
         lastSend_ = at;
-        h.channel->send(std::move(h.token), h.bytes, at);
+        h.channel->send(std::move(h.token), h.bytes, at, std::max(inputTail_, unknownTailsEarliest_));
         outbox_.pop_front();
     }
     if (finished_) finishCycle_ = std::max(finishCycle_, lastSend_);
@@ -163,6 +195,7 @@ int OperatorProcess::firstAvailable(const std::vector<int>& ins) {
 }
 
 void OperatorProcess::work(const step::Work& w) {
+    learnInputTails();
     step::Work scaled = w;
     scaled.elementBytes = fabricBytes(w.elementBytes);
     WorkDone d = host_.perform(*this, scaled);
@@ -171,11 +204,23 @@ void OperatorProcess::work(const step::Work& w) {
         tl->slice(track_, step::Work::name(w.kind), now(), d.done - now());
     }
     busy_ += d.done - now();
+    // The work streams over its input as it arrives: it ends no earlier than the input's last bytes.
+    if (inputTail_ > d.done) {
+        stallInput_ += inputTail_ - d.done;
+        d.ready += inputTail_ - d.done;
+        d.done = inputTail_;
+    }
     waitUntil(d.done);
     readyAt_ = std::max(readyAt_, d.ready);
 }
 
 void OperatorProcess::offChip(const step::OffChipAccess& a) {
+    // Addresses and write data come from the elements read so far: wait for their last bytes.
+    learnInputTails();
+    if (inputTail_ > now()) {
+        stallInput_ += inputTail_ - now();
+        waitUntil(inputTail_);
+    }
     host_.offChip(*this, a);
 }
 

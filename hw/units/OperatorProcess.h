@@ -83,7 +83,13 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
     bool functional_;
     int timingElemBytes_;
     std::vector<TokenChannel*> in_, out_;
-    Cycle readyAt_ = 0; // the last work's result may enter the fabric
+    Cycle readyAt_ = 0;   // the last work's result may enter the fabric
+    Cycle inputTail_ = 0; // the last bytes of every element read so far have arrived
+    // Elements read before their route knew when their last bytes arrive (the flit-level fabric), and the
+    // earliest those can be.
+    std::vector<std::pair<TokenChannel*, std::uint64_t>> unknownTails_;
+    Cycle unknownTailsEarliest_ = 0;
+    void learnInputTails(); // waits until the route has told every one of them
     Cycle lastSend_ = 0;
     int heldTicket_ = -1;
     std::deque<Held> outbox_;

@@ -11,13 +11,15 @@ using step::Token;
 
 namespace {
 
-// Data arrive `data` cycles after they are handed over, control tokens `control` cycles; credits take
-// `credit` cycles back.
+// Data arrive `data` cycles after they are handed over, their last bytes `serialization` cycles after their
+// first; control tokens take `control` cycles; credits take `credit` cycles back.
 struct FixedRoute : StreamRoute {
-    Cycle data, control, credit;
-    FixedRoute(Cycle d, Cycle c, Cycle r) : data(d), control(c), credit(r) {}
-    void carry(TokenChannel& ch, std::uint64_t seq, std::int64_t, bool isData, Cycle at) override {
-        ch.arrived(seq, at + (isData ? data : control));
+    Cycle data, control, credit, serialization;
+    FixedRoute(Cycle d, Cycle c, Cycle r, Cycle s = 0) : data(d), control(c), credit(r), serialization(s) {}
+    void carry(TokenChannel& ch, std::uint64_t seq, std::int64_t, bool isData, Cycle at,
+               Cycle tailReady) override {
+        Cycle lat = isData ? data : control;
+        ch.arrived(seq, at + lat, tailReady + lat + (isData ? serialization : 0));
     }
     Cycle creditLatency(const TokenChannel&) const override { return credit; }
 };
@@ -50,11 +52,13 @@ struct Consumer : sc_core::sc_module {
             ch.waitHead();
             Token t = ch.read();
             got.emplace_back(t.kind, now());
+            if (t.isData()) tails.push_back(ch.lastTail());
             if (t.isDone()) return;
         }
     }
     TokenChannel& ch;
     std::vector<std::pair<Token::Kind, Cycle>> got;
+    std::vector<Cycle> tails;
 };
 
 } // namespace
@@ -80,6 +84,28 @@ TEST(TokenChannel, CapacityCreditLatencyAndOrdering) {
     EXPECT_EQ(ch.dataBytes(), 40);
     // Two elements held from 0 to 3, 6 to 9 and one from 12 to 15, over 15 cycles.
     EXPECT_DOUBLE_EQ(ch.meanOccupancy(15), (2.0 * 3 + 2 * 3 + 1 * 3) / 15);
+}
+
+// Cut-through: capacity 1, heads 3 cycles after the send, last bytes 8 cycles after the head, control 1,
+// credits 2. An element is read as its head arrives (3, 8, 13) and its credit is back 2 cycles later, so the
+// next leaves at 5 and 10, before the last bytes of the one ahead are in (11, 16, 21), which the reader
+// learns. The stop and Done sent at 10 arrive at 11 but wait for the last bytes ahead of them, at 21.
+TEST(TokenChannel, ElementsAreReadAsTheirHeadsArriveAndStopsWaitForTheTails) {
+    initSimTime();
+    TokenChannel ch("a[0] -> b[0]", 1);
+    FixedRoute route(3, 1, 2, 8);
+    ch.setRoute(&route);
+    Producer p("p", ch, 3);
+    Consumer c("c", ch);
+    simulate(); // hw::simulate: tells ASan the thread is back on its own stack
+    EXPECT_EQ(p.sent, (std::vector<Cycle>{0, 5, 10}));
+    std::vector<std::pair<Token::Kind, Cycle>> want{{Token::Kind::Data, 3},
+                                                    {Token::Kind::Data, 8},
+                                                    {Token::Kind::Data, 13},
+                                                    {Token::Kind::Stop, 21},
+                                                    {Token::Kind::Done, 21}};
+    EXPECT_EQ(c.got, want);
+    EXPECT_EQ(c.tails, (std::vector<Cycle>{11, 16, 21}));
 }
 
 // An unbounded channel never stalls its producer.
