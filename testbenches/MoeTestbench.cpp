@@ -207,7 +207,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
                           p + "down");
     };
     std::vector<Stream> expertOut(E);
-    Bindings bind;
+    Bindings bind, rateBind;
     for (int e = 0; e < E; ++e) {
         bind[xs[e].shape().dims()[0].size.symName()] = counts[e];
     }
@@ -221,11 +221,16 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
             auto [t, w] = b.eagerMerge(group, 0, p + "merge");
             regionIn[r] = t;
             which.push_back(w);
-            if (dynamic) { // the region's buffers are sized for its largest dynamic tile
-                long long largest = 0;
-                for (int j = 0; j < G; ++j)
+            if (dynamic) { // the region's buffers are sized for its largest dynamic tile, its rates for the
+                           // mean
+                long long largest = 0, rows = 0, tiles = 0;
+                for (int j = 0; j < G; ++j) {
                     largest = std::max(largest, counts[r * G + j]);
+                    rows += counts[r * G + j];
+                    tiles += counts[r * G + j] > 0;
+                }
                 bind[p + "merge_rows"] = largest;
+                rateBind[p + "merge_rows"] = tiles > 0 ? (rows + tiles - 1) / tiles : 0;
             }
         }
         for (int r = 0; r < R; ++r)
@@ -281,6 +286,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     Workload w;
     w.graph = b.finish();
     w.bindings = bind;
+    w.rateBindings = rateBind;
     w.channelDepth = k.integer("channel_depth", 0, 1 << 20);
     w.timingElemBytes = eb == 2 ? 2 : 0;
     w.params = {{"model", model},

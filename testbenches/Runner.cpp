@@ -46,6 +46,7 @@ hw::pnr::LoweringOptions loweringOptions(const Workload& w) {
     o.channelDepth = w.channelDepth;
     o.depthByProducer = w.depthByProducer;
     o.bindings = w.bindings;
+    o.rateBindings = w.rateBindings;
     return o;
 }
 

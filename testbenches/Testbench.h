@@ -42,6 +42,9 @@ class Knobs {
 struct Workload {
     step::Graph graph;
     step::Bindings bindings;
+    // Data-dependent sizes as the run averages them, where they differ from `bindings` (which size buffers
+    // for the largest): place and route plans stream rates with these.
+    step::Bindings rateBindings;
     nlohmann::json params;        // every knob, resolved
     std::int64_t figureFlops = 0; // the paper scripts' FLOP formula (padded rows)
     std::int64_t paddedFlops = 0; // the part of figureFlops spent on padding rows

@@ -112,13 +112,16 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     const int n = g.numOps();
     const std::int64_t peak = cfg.pcu.peakFlopsPerCycle();
     const double capacity = static_cast<double>(cfg.pmu.capacity_bytes);
+    LoweringOptions rates = o;
+    for (const auto& [name, size] : o.rateBindings)
+        rates.bindings[name] = size;
     VirtualUnits v;
     for (int i = 0; i < n; ++i) {
         v.role.push_back(roleOf(g.op(i).kind()));
         v.origin.push_back(origin(g, i));
         v.outputBytes.emplace_back();
         for (int k = 0; k < static_cast<int>(g.op(i).outputs().size()); ++k)
-            v.outputBytes.back().push_back(streamBytes(g, {i, k}, o));
+            v.outputBytes.back().push_back(streamBytes(g, {i, k}, rates));
     }
     v.pcus.assign(n, 0);
     v.pmus.assign(n, 0);
@@ -127,10 +130,10 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     double offChip = 0, runCycles = 1;
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
-        offChip += static_cast<double>(op.offChipBytes().eval(o.bindings).value_or(0));
+        offChip += static_cast<double>(op.offChipBytes().eval(rates.bindings).value_or(0));
         if (v.role[i] == Role::Pcu) {
             v.pcus[i] = static_cast<int>(std::max<std::int64_t>(1, (op.computeBw() + peak - 1) / peak));
-            const double flops = static_cast<double>(op.flops().eval(o.bindings).value_or(0));
+            const double flops = static_cast<double>(op.flops().eval(rates.bindings).value_or(0));
             runCycles = std::max(runCycles, flops / (double(v.pcus[i]) * double(peak)));
         }
     }

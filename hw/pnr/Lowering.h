@@ -8,7 +8,8 @@
 // Broadcast and Sink fold into their producer's unit (a local hop, rdn.local_hop_cycles).
 //
 // Bandwidth needs a rate: every stream is assumed to flow over the run's lower bound T, the larger of the
-// off-chip bytes at the memory's peak and the busiest operator's FLOPs at its PCUs' peak.
+// off-chip bytes at the memory's peak and the busiest operator's FLOPs at its PCUs' peak. Rates take
+// data-dependent sizes as the run averages them (rateBindings), capacities as the largest they get.
 //
 // A stream between two units is carried by lanes, each its own flow on the fabric (flit_bytes wide): as many
 // as pnr.lane_headroom x its rate needs, at most as many as the units at either end (a compute group's PCUs,
@@ -36,7 +37,8 @@ struct LoweringOptions {
     int timingElemBytes = 0;       // bytes the fabric moves per f32 element (0 = native)
     std::int64_t channelDepth = 2; // elements a stream holds, unless its producer has its own
     std::map<std::string, std::int64_t> depthByProducer;
-    step::Bindings bindings; // data-dependent sizes
+    step::Bindings bindings;     // data-dependent sizes (buffers take the largest)
+    step::Bindings rateBindings; // overrides for rates: sizes as the run averages them
 };
 
 // What lowering decides once for placement, the netlist and routing to read.

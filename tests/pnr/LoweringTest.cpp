@@ -129,3 +129,21 @@ TEST(PnrLowering, FitCheckErrorsOrShrinksTheLargestGroups) {
         EXPECT_LE(p, 2); // five groups share eight PCUs, largest first: none keeps more than two
     EXPECT_NE(v.shrunk.front().find("-> "), std::string::npos);
 }
+
+// Rates take data-dependent sizes as the run averages them: a time-multiplexed region with dynamic tiles
+// sizes its buffers for its largest expert's rows but streams its experts' mean rows, so the rate of the
+// region's up projection scales by mean / largest against planning with the largest.
+TEST(PnrLowering, RatesUseTheMeanOfDataDependentSizes) {
+    auto b = build("moe", {"batch=16", "experts=4", "topk=2", "hidden=64", "inter=64", "tile_f=32",
+                           "tile_n=dynamic", "regions=2"});
+    const auto cfg = hw::loadHwConfig("step_eval");
+    const std::int64_t largest = b.w.bindings.at("r0.merge_rows");
+    const std::int64_t mean = b.w.rateBindings.at("r0.merge_rows");
+    ASSERT_GT(largest, mean); // the seed's routing gives region 0 two experts of different loads
+    const auto v = hw::pnr::lower(b.w.graph, cfg, b.o);
+    auto atMax = b.o;
+    atMax.rateBindings.clear();
+    const auto w = hw::pnr::lower(b.w.graph, cfg, atMax);
+    const int up = opIndex(b.w.graph, "r0.up");
+    EXPECT_DOUBLE_EQ(v.outputBytes[up][0] / w.outputBytes[up][0], double(mean) / double(largest));
+}
