@@ -19,12 +19,14 @@ namespace steprdu::cli {
 namespace {
 
 const char* kUnitBenches =
-    R"(  pcu matmul  m= k= n= [count=1] [units=1]     [m,k] x [k,n] on the systolic array of `units` PCUs
-  pcu simd    fn=add|mul|silu|exp|rowsum rows= cols= [count=1] [units=1]   element-wise on the SIMD pipeline
+    R"(  pcu matmul  m= k= n= [count=1] [units=1] [arrival=0]   [m,k] x [k,n] on the systolic array of `units` PCUs
+  pcu simd    fn=add|mul|silu|exp|rowsum rows= cols= [count=1] [units=1] [arrival=0]
+              element-wise on the SIMD pipeline
   pmu stream  bytes= [stride=1] [count=1] [port=read|write]   one port streaming; stride in words
   agcu read   rows= cols= [tensor_rows=] [tensor_cols=] [elem_bytes=2] [tiles=1] [par=4]
               tiles of a row-major tensor through one AGCU from the HBM node
-The unit runs as on the chip, with every input ready from the first cycle and every output taken at once.)";
+The unit runs as on the chip, with every input ready from the first cycle (a PCU's tiles streaming in over
+`arrival` cycles each, if set) and every output taken at once.)";
 
 struct Spec {
     std::string unit, bench;
@@ -39,14 +41,18 @@ const std::vector<Spec>& specs() {
           {"k", "16", "the reduced dimension"},
           {"n", "16", "columns of B and of the result"},
           {"count", "1", "tile pairs streamed"},
-          {"units", "1", "PCUs in the operator's group"}}},
+          {"units", "1", "PCUs in the operator's group"},
+          {"arrival", "0",
+           "cycles each input tile takes to stream in, back to back (0: all ready at once)"}}},
         {"pcu",
          "simd",
          {{"fn", "add", "add | mul | silu | exp | rowsum"},
           {"rows", "16", "tile rows"},
           {"cols", "16", "tile columns"},
           {"count", "1", "tiles streamed"},
-          {"units", "1", "PCUs in the operator's group"}}},
+          {"units", "1", "PCUs in the operator's group"},
+          {"arrival", "0",
+           "cycles each input tile takes to stream in, back to back (0: all ready at once)"}}},
         {"pmu",
          "stream",
          {{"bytes", "65536", "bytes per access"},
@@ -123,6 +129,7 @@ int cmdUnit(const Args& args) {
             }
             b.count = k.integer("count", 1, kMax);
             b.units = static_cast<int>(k.integer("units", 1, 1 << 20));
+            b.arrival = k.integer("arrival", 0, kMax);
             return hw::runPcuBench(cfg, b);
         }
         if (spec->unit == "pmu") {

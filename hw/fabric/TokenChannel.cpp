@@ -112,6 +112,14 @@ void TokenChannel::propagate(std::size_t idx) {
     if (entries_.front().visible != kNever) notifyAt(dataEvent_, entries_.front().visible);
 }
 
+Cycle TokenChannel::unreadTail(std::uint64_t seq, bool& known) const {
+    const Entry& e = entries_.at(seq - headSeq_);
+    known = e.tail != kNever;
+    if (known || e.arrival == kNever) return e.tail;
+    return e.arrival +
+           (e.bytes + std::int64_t(lanes_) * flitBytes_ - 1) / (std::int64_t(lanes_) * flitBytes_);
+}
+
 Cycle TokenChannel::takeTail(std::uint64_t seq) {
     auto it = readTails_.find(seq);
     if (it == readTails_.end()) return kNever;

@@ -65,6 +65,10 @@ class TokenChannel : public sc_core::sc_prim_channel {
     std::uint64_t lastSeq() const { return lastSeq_; }
     Cycle lastTail() const { return lastTail_; }
     Cycle takeTail(std::uint64_t seq);
+    // The token `ahead` places behind the head (sent, not read): its sequence number; for `seq` not yet
+    // read, when its last bytes arrive, or the earliest they can while the route has not said (`known`).
+    std::uint64_t seqOf(int ahead) const { return headSeq_ + static_cast<std::uint64_t>(ahead); }
+    Cycle unreadTail(std::uint64_t seq, bool& known) const;
     // The earliest the last bytes of the token read last can arrive: its head plus its serialization on the
     // stream's lanes (setLanes).
     Cycle lastTailEarliest() const { return lastTailEarliest_; }

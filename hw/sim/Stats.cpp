@@ -12,7 +12,8 @@ const std::vector<StatDef>& statDefinitions() {
         {"busy_cycles", "cycles",
          "cycles the operator's unit spent on its work (compute, port transfers); a PCU counts the work of "
          "every compute group it belongs to"},
-        {"stall_input_cycles", "cycles", "cycles the operator waited for an input token, or for the last bytes of an element it works on"},
+        {"stall_input_cycles", "cycles",
+         "cycles the operator waited for an input token, or for the last bytes of an element it works on"},
         {"stall_output_cycles", "cycles", "cycles the operator waited for a credit of an output stream"},
         {"stall_memory_cycles", "cycles",
          "cycles the operator waited for off-chip memory (window, tiles in flight)"},

@@ -63,7 +63,12 @@ const Token& OperatorProcess::peek(int in, int ahead) {
     if (sent && ahead == 0) c.waitHead();
     stallInput_ += now() - t0;
     waiting_.clear();
-    return sent ? c.token(ahead) : kPendingData;
+    if (!sent) return kPendingData;
+    if (ahead == 0 && c.token(0).isData()) {
+        const std::pair<TokenChannel*, std::uint64_t> head{&c, c.seqOf(0)};
+        if (std::find(peeked_.begin(), peeked_.end(), head) == peeked_.end()) peeked_.push_back(head);
+    }
+    return c.token(ahead);
 }
 
 Token OperatorProcess::pop(int in) {
@@ -88,14 +93,39 @@ Token OperatorProcess::pop(int in) {
     return t;
 }
 
-void OperatorProcess::learnInputTails() {
+Cycle OperatorProcess::inputTailBound() {
+    Cycle t = std::max(inputTail_, unknownTailsEarliest_);
+    for (auto [ch, seq] : peeked_) {
+        if (seq < ch->seqOf(0)) continue; // read since: counted by pop
+        bool known = false;
+        t = std::max(t, ch->unreadTail(seq, known));
+    }
+    return t;
+}
+
+void OperatorProcess::learnInputTails(bool countStall) {
+    for (auto [ch, seq] : peeked_) {
+        if (seq < ch->seqOf(0)) continue;
+        bool known = false;
+        Cycle t = ch->unreadTail(seq, known);
+        const Cycle t0 = now();
+        while (!known) {
+            waitFor(fmt::format("the rest of an element on {}", ch->label()));
+            sc_core::wait(ch->dataEvent());
+            t = ch->unreadTail(seq, known);
+        }
+        if (countStall) stallInput_ += now() - t0;
+        waiting_.clear();
+        inputTail_ = std::max(inputTail_, t);
+    }
+    peeked_.clear();
     for (auto [ch, seq] : unknownTails_) {
         Cycle t;
         const Cycle t0 = now();
         waitFor(fmt::format("the rest of an element on {}", ch->label()));
         while ((t = ch->takeTail(seq)) == kNever)
             sc_core::wait(ch->dataEvent());
-        stallInput_ += now() - t0;
+        if (countStall) stallInput_ += now() - t0;
         waiting_.clear();
         inputTail_ = std::max(inputTail_, t);
     }
@@ -137,7 +167,7 @@ void OperatorProcess::push(int out, Token t) {
     // (where the route has not told that yet, before it can have).
     Cycle at = std::max({now(), readyAt_, lastSend_});
     lastSend_ = at;
-    c.send(std::move(t), bytes, at, std::max(inputTail_, unknownTailsEarliest_));
+    c.send(std::move(t), bytes, at, inputTailBound());
 }
 
 void OperatorProcess::ticketDone(int ticket, Cycle at) {
@@ -158,7 +188,7 @@ void OperatorProcess::flush() {
             doneTickets_.erase(it);
         }
         lastSend_ = at;
-        h.channel->send(std::move(h.token), h.bytes, at, std::max(inputTail_, unknownTailsEarliest_));
+        h.channel->send(std::move(h.token), h.bytes, at, inputTailBound());
         outbox_.pop_front();
     }
     if (finished_) finishCycle_ = std::max(finishCycle_, lastSend_);
@@ -195,7 +225,6 @@ int OperatorProcess::firstAvailable(const std::vector<int>& ins) {
 }
 
 void OperatorProcess::work(const step::Work& w) {
-    learnInputTails();
     step::Work scaled = w;
     scaled.elementBytes = fabricBytes(w.elementBytes);
     WorkDone d = host_.perform(*this, scaled);
@@ -204,7 +233,9 @@ void OperatorProcess::work(const step::Work& w) {
         tl->slice(track_, step::Work::name(w.kind), now(), d.done - now());
     }
     busy_ += d.done - now();
-    // The work streams over its input as it arrives: it ends no earlier than the input's last bytes.
+    // The work streams over its input as it arrives: it ends no earlier than the input's last bytes (which
+    // the flit-level fabric tells only once they are in: the wait overlaps the work).
+    learnInputTails(false);
     if (inputTail_ > d.done) {
         stallInput_ += inputTail_ - d.done;
         d.ready += inputTail_ - d.done;

@@ -89,7 +89,13 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
     // earliest those can be.
     std::vector<std::pair<TokenChannel*, std::uint64_t>> unknownTails_;
     Cycle unknownTailsEarliest_ = 0;
-    void learnInputTails(); // waits until the route has told every one of them
+    // Data elements looked at and not read yet (an operator may work on its inputs before it reads them).
+    std::vector<std::pair<TokenChannel*, std::uint64_t>> peeked_;
+    // Waits until the route has told the tails of every one of them, and of those looked at (the wait counts
+    // as input stall if `countStall`).
+    void learnInputTails(bool countStall = true);
+    // The latest tail of the elements read or looked at, where not told yet the earliest it can be.
+    Cycle inputTailBound();
     Cycle lastSend_ = 0;
     int heldTicket_ = -1;
     std::deque<Held> outbox_;

@@ -18,22 +18,27 @@ namespace {
 
 using step::Token;
 
-// Sends all its tokens in the first cycle: an input that is always ready.
+// Sends all its tokens in the first cycle: an input that is always ready. With `arrival` > 0 data element i
+// streams in from cycle i x arrival to (i + 1) x arrival instead.
 struct Feeder : sc_core::sc_module {
     SC_HAS_PROCESS(Feeder);
-    Feeder(sc_core::sc_module_name n, TokenChannel& ch, std::vector<Token> tokens)
-        : sc_module(n), ch_(ch), tokens_(std::move(tokens)) {
+    Feeder(sc_core::sc_module_name n, TokenChannel& ch, std::vector<Token> tokens, Cycle arrival = 0)
+        : sc_module(n), ch_(ch), tokens_(std::move(tokens)), arrival_(arrival) {
         SC_THREAD(run);
     }
     void run() {
+        Cycle at = now();
         for (auto& t : tokens_) {
             std::int64_t bytes = t.isData() ? t.value.bytes() : 0;
             if (t.isData()) ch_.takeCredit();
-            ch_.send(std::move(t), bytes, now());
+            const Cycle head = std::max(at, now());
+            if (t.isData()) at = head + arrival_;
+            ch_.send(std::move(t), bytes, head, at);
         }
     }
     TokenChannel& ch_;
     std::vector<Token> tokens_;
+    Cycle arrival_;
 };
 
 // Takes every token the cycle it becomes visible: an output that never pushes back.
@@ -126,7 +131,7 @@ nlohmann::json runPcuBench(const HwConfig& cfg, const PcuBench& b) {
         op->addInput(&in.back()->channel);
         std::int64_t rows = i == 0 ? b.m : (matmul ? b.k : b.m), cols = i == 0 ? aCols : b.n;
         feeders.push_back(std::make_unique<Feeder>(fmt::format("feed{}", i).c_str(), in.back()->channel,
-                                                   tiles(b.count, rows, cols)));
+                                                   tiles(b.count, rows, cols), b.arrival));
     }
     LocalStream out("out", hop);
     op->addOutput(&out.channel);

@@ -1,7 +1,8 @@
 #pragma once
 // One unit alone with ideal surroundings, for architects who study a part (`steprdu unit`) and for the
 // unit tests: the operator under test runs on its unit exactly as on the chip, but every input is available
-// from the first cycle and every output is taken at once, so the cycles measure the unit itself. Each bench
+// from the first cycle (or streams in at a set pace) and every output is taken at once, so the cycles measure
+// the unit itself. Each bench
 // elaborates SystemC: one per process (see util/ForkRun.h).
 #include <string>
 
@@ -17,6 +18,7 @@ struct PcuBench {
     std::int64_t m = 16, k = 16, n = 16; // matmul [m,k] x [k,n]; element-wise tiles are m x n
     std::int64_t count = 1;              // tiles streamed through
     int units = 1;                       // PCUs of the operator's group
+    std::int64_t arrival = 0; // cycles each input tile takes to stream in, back to back (0: at once)
 };
 
 struct PmuBench {

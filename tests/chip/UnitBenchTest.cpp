@@ -87,6 +87,28 @@ TEST(PcuSimd, ElementWiseRunsAtLanesPerCycle) {
     EXPECT_EQ(simd("add", 20, 17, 1, 1)["cycles"], 22 + 10);
 }
 
+// The pipeline works on a tile as it streams in (the local hop adds 1 cycle, the pipeline's latency 10): add
+// on 16 x 64 tiles is 64 cycles of work each. Tiles arriving over 100 cycles each bind the run: tile i ends
+// with its last bytes at (i + 1) x 100 + 1, so 10 tiles finish at 1001 + 10. Arriving over 40 cycles, the
+// work binds: 10 x 64 from the first head at 1, then 10; a unit that took whole tiles before starting would
+// take 40 more cycles in the second case and 64 more in the first.
+TEST(PcuSimd, WorkOverlapsTheInputsArrival) {
+    HwConfig cfg = loadHwConfig("step_eval");
+    auto streamed = [&](Cycle arrival) {
+        PcuBench b;
+        b.function = "add";
+        b.m = 16;
+        b.n = 64;
+        b.count = 10;
+        b.arrival = arrival;
+        return runInChild([&] { return runPcuBench(cfg, b); });
+    };
+    // `cycles` counts from the inputs' first arrival (one hop) to the last result entering the output hop.
+    EXPECT_EQ(streamed(100)["cycles"], 10 * 100 + 10);
+    EXPECT_EQ(streamed(40)["cycles"], 10 * 64 + 10);
+    EXPECT_EQ(streamed(40)["busy_cycles"], 10 * 64);
+}
+
 // step_eval PMU: 64 B per cycle per port, 16 banks of 16-byte words. A sequential stream moves 4 words per
 // cycle from 4 different banks; with a stride of s words they fall into 16 / gcd(s, 16) banks.
 TEST(PmuPorts, StreamsAtPortBandwidthAndBankConflictsCostWhatTheyShould) {
