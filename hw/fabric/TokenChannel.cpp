@@ -115,9 +115,13 @@ void TokenChannel::propagate(std::size_t idx) {
 Cycle TokenChannel::unreadTail(std::uint64_t seq, bool& known) const {
     const Entry& e = entries_.at(seq - headSeq_);
     known = e.tail != kNever;
-    if (known || e.arrival == kNever) return e.tail;
-    return e.arrival +
-           (e.bytes + std::int64_t(lanes_) * flitBytes_ - 1) / (std::int64_t(lanes_) * flitBytes_);
+    return e.arrival == kNever ? e.tail : earliestTail(e);
+}
+
+Cycle TokenChannel::earliestTail(const Entry& e) const {
+    if (e.tail != kNever) return e.tail;
+    const std::int64_t width = std::int64_t(lanes_) * flitBytes_;
+    return e.arrival + (e.bytes + width - 1) / width;
 }
 
 Cycle TokenChannel::takeTail(std::uint64_t seq) {
@@ -155,9 +159,7 @@ step::Token TokenChannel::read() {
     lastSeq_ = headSeq_++;
     lastVisible_ = e.visible;
     lastTail_ = e.tail;
-    lastTailEarliest_ = e.tail != kNever ? e.tail
-                                         : e.arrival + (e.bytes + std::int64_t(lanes_) * flitBytes_ - 1) /
-                                                           (std::int64_t(lanes_) * flitBytes_);
+    lastTailEarliest_ = earliestTail(e);
     if (e.tail == kNever)
         ++readTailsUnknown_;
     else

@@ -96,6 +96,8 @@ class TokenChannel : public sc_core::sc_prim_channel {
     };
     void account(); // integrates occupancy up to now
     void propagate(std::size_t idx);
+    // Its tail if told, else its head plus its serialization on the stream's lanes.
+    Cycle earliestTail(const Entry& e) const;
     void returnCredits();
 
     std::string label_;
