@@ -154,6 +154,10 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
                 }
                 if (!multicast) route->setFabric(firstLegs(k));
             }
+            // The consumer's buffer covers the round trip at the rate lowering planned, with its headroom.
+            if (!b.local && mesh_)
+                ch->setRoundTrip(mesh_->roundTrip(from.endpoint(), to.endpoint()),
+                                 cfg_.pnr.lane_headroom * p.ops[i].elementRates.at(k));
             lanes_.push_back(b.local ? 0 : lanes);
             ch->setLanes(lanes, cfg_.rdn.flit_bytes);
             route->addBranch(std::move(b));

@@ -280,6 +280,12 @@ Cycle RdnMesh::controlLatency(int src, int dst) const {
     return static_cast<Cycle>(hops(src, dst)) * o_.controlHop + (crossesDies ? o_.d2dLatency : 0);
 }
 
+Cycle RdnMesh::roundTrip(int src, int dst) const {
+    const Cycle control = controlLatency(src, dst);
+    const Cycle d2d = control - static_cast<Cycle>(hops(src, dst)) * o_.controlHop;
+    return static_cast<Cycle>(hops(src, dst)) * (o_.switchLatency + o_.linkLatency) + d2d + control;
+}
+
 std::int64_t RdnMesh::linkBytes() const {
     std::int64_t b = 0;
     for (const auto& l : links_)

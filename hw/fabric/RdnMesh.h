@@ -86,6 +86,8 @@ class RdnMesh : public sc_core::sc_module {
     int hops(int src, int dst) const;
     // Cycles a control token (stop token, credit) takes from `src` to `dst` on the control fabric.
     Cycle controlLatency(int src, int dst) const;
+    // Cycles from a flit leaving `src` until the credit for it is back there from `dst`, uncontended.
+    Cycle roundTrip(int src, int dst) const;
     const MeshOptions& options() const { return o_; }
     int numEndpoints() const { return static_cast<int>(endpoints_.size()); }
 

@@ -1,6 +1,7 @@
 #include "hw/fabric/TokenChannel.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -35,7 +36,15 @@ void TokenChannel::returnCredits() {
 
 bool TokenChannel::creditFree() {
     returnCredits();
-    return capacity_ == 0 || used_ < capacity_;
+    return capacity_ == 0 || used_ < creditsOut();
+}
+
+std::int64_t TokenChannel::creditsOut() const {
+    if (capacity_ == 0 || plannedRate_ <= 0 || lastDataBytes_ == 0) return capacity_;
+    // An element's credit is back a round trip and its serialization after it left.
+    const std::int64_t width = std::int64_t(lanes_) * flitBytes_;
+    const double loop = static_cast<double>(rtt_ + (lastDataBytes_ + width - 1) / width);
+    return std::max(capacity_, static_cast<std::int64_t>(std::ceil(plannedRate_ * loop)));
 }
 
 void TokenChannel::takeCredit() {
@@ -64,6 +73,7 @@ std::uint64_t TokenChannel::send(step::Token t, std::int64_t bytes, Cycle at, Cy
         maxOccupancy_ = std::max(maxOccupancy_, occupancy_);
         if (auto* tl = Timeline::active()) tl->level("streams", label_, now(), 1);
         dataBytes_ += bytes;
+        lastDataBytes_ = std::max<std::int64_t>(1, bytes);
     }
     ++tokens_;
     entries_.push_back({std::move(t), data, bytes});

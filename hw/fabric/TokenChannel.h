@@ -76,6 +76,16 @@ class TokenChannel : public sc_core::sc_prim_channel {
         lanes_ = std::max(1, lanes);
         flitBytes_ = std::max(1, flitBytes);
     }
+    // The round trip of an element and its credit over the fabric, and the elements per cycle the rate model
+    // plans for the stream: the consumer's buffer holds enough elements to cover the one at the other
+    // (creditsOut).
+    void setRoundTrip(Cycle rtt, double plannedElementsPerCycle) {
+        rtt_ = rtt;
+        plannedRate_ = plannedElementsPerCycle;
+    }
+    // Elements the producer may have out: the stream's depth, or more where the round trip at the planned
+    // rate needs them.
+    std::int64_t creditsOut() const;
     sc_core::sc_event& dataEvent() { return dataEvent_; }
 
     // Statistics.
@@ -109,6 +119,9 @@ class TokenChannel : public sc_core::sc_prim_channel {
     Cycle lastTail_ = 0, lastTailEarliest_ = 0;
     std::uint64_t lastSeq_ = 0;
     int lanes_ = 1, flitBytes_ = 64;
+    Cycle rtt_ = 0;
+    double plannedRate_ = 0;
+    std::int64_t lastDataBytes_ = 0;
     std::map<std::uint64_t, Cycle> readTails_; // tails learnt after their token was read, not yet taken
     int readTailsUnknown_ = 0;                 // tokens read whose tails the route has not given yet
     std::int64_t used_ = 0;                    // credits out: data sent and not yet credited back

@@ -84,6 +84,8 @@ Placement placeConstructive(const step::Graph& g, const HwConfig& cfg, const Vir
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
         pl.ops[i].lanes = v.lanes[i];
+        for (double e : v.outputElements[i])
+            pl.ops[i].elementRates.push_back(e / v.runCycles);
         switch (v.role[i]) {
         case Role::Agcu: // once its consumers are placed
             break;

@@ -15,7 +15,7 @@ Placement placeConstructive(const step::Graph& g, const HwConfig& cfg, const Vir
                             const step::Bindings& bindings);
 // Gives each off-chip operator and Source the AGCU from which its data would arrive soonest, given where its
 // consumer (or producer) is placed: the cycles already booked on the AGCU's port and on its route's links,
-// its own bytes, and two cycles per hop. Run again once annealing has moved the units.
+// its own bytes, and two cycles per hop. The annealer moves them on from there with the units.
 void assignAgcus(const step::Graph& g, const HwConfig& cfg, const VirtualUnits& v,
                  const step::Bindings& bindings, Placement& pl);
 

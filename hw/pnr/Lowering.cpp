@@ -98,11 +98,14 @@ double elementBytes(const step::DataType& d, const LoweringOptions& o) {
     return 0;
 }
 
+// Elements a stream carries over the whole run.
+double streamElements(const step::Graph& g, step::StreamRef s, const LoweringOptions& o) {
+    return static_cast<double>(g.type(s).shape.totalElements().eval(o.bindings).value_or(1));
+}
+
 // Bytes a stream moves over the whole run, at the fabric's element size.
 double streamBytes(const step::Graph& g, step::StreamRef s, const LoweringOptions& o) {
-    const auto& t = g.type(s);
-    const double elements = static_cast<double>(t.shape.totalElements().eval(o.bindings).value_or(1));
-    return elements * elementBytes(t.dtype, o);
+    return streamElements(g, s, o) * elementBytes(g.type(s).dtype, o);
 }
 
 } // namespace
@@ -120,13 +123,17 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
         v.role.push_back(roleOf(g.op(i).kind()));
         v.origin.push_back(origin(g, i));
         v.outputBytes.emplace_back();
-        for (int k = 0; k < static_cast<int>(g.op(i).outputs().size()); ++k)
+        v.outputElements.emplace_back();
+        for (int k = 0; k < static_cast<int>(g.op(i).outputs().size()); ++k) {
             v.outputBytes.back().push_back(streamBytes(g, {i, k}, rates));
+            v.outputElements.back().push_back(streamElements(g, {i, k}, rates));
+        }
     }
     v.pcus.assign(n, 0);
     v.pmus.assign(n, 0);
     v.stagePmus.resize(n);
-    // The rate model's run time: off-chip bytes at the memory's peak, each compute group's FLOPs at its peak.
+    // The rate model's run time: off-chip bytes at the memory's peak, each compute group's FLOPs at its peak
+    // and each of its streams through its units' ports (a flit per unit and cycle).
     double offChip = 0, runCycles = 1;
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
@@ -135,6 +142,11 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
             v.pcus[i] = static_cast<int>(std::max<std::int64_t>(1, (op.computeBw() + peak - 1) / peak));
             const double flops = static_cast<double>(op.flops().eval(rates.bindings).value_or(0));
             runCycles = std::max(runCycles, flops / (double(v.pcus[i]) * double(peak)));
+            const double ports = double(v.pcus[i]) * cfg.rdn.flit_bytes;
+            for (const auto& in : op.inputs())
+                runCycles = std::max(runCycles, v.outputBytes[in.op][in.out] / ports);
+            for (double b : v.outputBytes[i])
+                runCycles = std::max(runCycles, b / ports);
         }
     }
     v.runCycles = std::max(runCycles, offChip / tierPeakBytesPerCycle(cfg, Tier::Hbm));

@@ -47,8 +47,9 @@ struct VirtualUnits {
     // Per operator: the operator whose hardware produces what reaches its input (folded operators pass data
     // through), itself for the others.
     std::vector<int> origin;
-    std::vector<std::vector<double>> outputBytes; // per operator and output: bytes over the run
-    std::vector<int> pcus, pmus;                  // per operator
+    std::vector<std::vector<double>> outputBytes;    // per operator and output: bytes over the run
+    std::vector<std::vector<double>> outputElements; // per operator and output: elements over the run
+    std::vector<int> pcus, pmus;                     // per operator
     std::vector<std::vector<int>> stagePmus; // per operator and input port: its stage buffer's PMUs (0: none)
     std::vector<std::vector<int>> lanes;     // per operator and output: lanes of the stream (1 at least)
     std::vector<int> agcus;                  // per operator: AGCUs of an off-chip operator (0: other roles)

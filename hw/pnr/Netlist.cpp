@@ -80,7 +80,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                             net.rate = std::max(net.rate, rate);
                         } else {
                             Net leg;
-                            leg.cells = {src, first};
+                            leg.cells = std::vector<int>{src, first};
                             leg.legs = {{c, port, 0, lane}};
                             leg.weight = weight;
                             leg.rate = rate;
@@ -90,7 +90,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                     }
                     if (stage >= 0 && first != host) { // the stage's own leg to its consumer
                         Net leg;
-                        leg.cells = {first, host};
+                        leg.cells = std::vector<int>{first, host};
                         leg.legs = {{c, port, 1, lane}};
                         leg.weight = weight;
                         leg.rate = rate;

@@ -40,7 +40,6 @@ PlacedAndRouted placeOnce(const step::Graph& g, const HwConfig& cfg, const Virtu
         if (mesh && cfg.pnr.placer == Placer::Anneal) {
             p.anneal = a.run();
             applyNetlist(g, r.netlist, r.placement);
-            assignAgcus(g, cfg, v, o.bindings, r.placement);
             r.netlist = buildNetlist(g, cfg, r.placement, v);
         } else {
             p.anneal.initialCost = p.anneal.finalCost = a.cost();

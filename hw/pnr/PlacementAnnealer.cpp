@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace steprdu::hw::pnr {
 
@@ -17,9 +18,35 @@ PlacementAnnealer::PlacementAnnealer(const HwConfig& cfg, Netlist& nl)
 void PlacementAnnealer::rebuild() {
     siteCell_.assign(layout_.numSites(), -1);
     movable_.clear();
+    agcuCells_.clear();
+    cellOut_.assign(nl_.cells.size(), 0.0);
+    cellIn_.assign(nl_.cells.size(), 0.0);
+    portOut_.assign(layout_.agcus().size(), 0.0);
+    portIn_.assign(layout_.agcus().size(), 0.0);
+    agcuHosts_.assign(layout_.agcus().size(), {});
+    agcuOp_.assign(nl_.cells.size(), -1);
+    for (int op = 0; op < static_cast<int>(nl_.opCells.size()); ++op)
+        for (int c : nl_.opCells[op])
+            if (nl_.cells[c].site.kind == UnitKind::Agcu && agcuOp_[c] < 0) agcuOp_[c] = op;
     for (int i = 0; i < static_cast<int>(nl_.cells.size()); ++i) {
         const Site& s = nl_.cells[i].site;
-        if (s.kind == UnitKind::Agcu) continue;
+        if (s.kind == UnitKind::Agcu) {
+            agcuCells_.push_back(i);
+            for (int k : nl_.netsOf[i]) {
+                const Net& net = nl_.nets[k];
+                if (net.group) continue;
+                (net.cells.front() == i ? cellOut_ : cellIn_)[i] +=
+                    net.rate * double(net.cells.size() - 1) / cfg_.rdn.flit_bytes;
+            }
+            // A cell asks of its port what its lanes do (the planned rate with lanes' headroom), a link at
+            // most.
+            cellOut_[i] = std::min(1.0, cfg_.pnr.lane_headroom * cellOut_[i]);
+            cellIn_[i] = std::min(1.0, cfg_.pnr.lane_headroom * cellIn_[i]);
+            portOut_[s.agcu] += cellOut_[i];
+            portIn_[s.agcu] += cellIn_[i];
+            agcuHosts_[s.agcu].push_back(i);
+            continue;
+        }
         siteCell_[s.row * layout_.cols() + s.col] = i;
         movable_.push_back(i);
     }
@@ -99,29 +126,67 @@ double PlacementAnnealer::wirelength() const {
     return w;
 }
 
+// Two streams over one AGCU port each run at half their rate, whatever the wires: over-subscribing a port
+// costs as much as a link's worth of traffic across the grid per link of excess, squared.
+double PlacementAnnealer::portPenalty(double load) const {
+    const double over = load - 1.0;
+    return over > 0 ? lambdaCong_ * std::max(layout_.rows(), layout_.cols()) * over * over : 0.0;
+}
+
 double PlacementAnnealer::cost() const {
     double c = wirelength();
     for (int b = 0; b < static_cast<int>(demand_.size()); ++b)
         c += binPenalty(demand_[b], b);
+    for (std::size_t a = 0; a < portOut_.size(); ++a)
+        c += portPenalty(portOut_[a]) + portPenalty(portIn_[a]);
     return c;
 }
 
 double PlacementAnnealer::tryMove(double t, int window, bool* accepted) {
     *accepted = false;
-    const int a = movable_[below(movable_.size())];
+    const std::uint64_t pick = below(movable_.size() + agcuCells_.size());
+    const bool agcu = pick >= movable_.size();
+    const int a = agcu ? agcuCells_[pick - movable_.size()] : movable_[pick];
     Cell& ca = nl_.cells[a];
     const Site from = ca.site;
-    const int span = 2 * window + 1;
-    const int r = std::clamp(from.row - window + static_cast<int>(below(span)), 0, layout_.rows() - 1);
-    int c = std::clamp(from.col - window + static_cast<int>(below(span)), 0, layout_.cols() - 1);
-    if (layout_.siteKind(r, c) != from.kind) c += c + 1 < layout_.cols() ? 1 : -1;
-    if (r == from.row && c == from.col) return 0;
-    const int other = siteCell_[r * layout_.cols() + c];
-    ca.site.row = r;
-    ca.site.col = c;
-    if (other >= 0) {
-        nl_.cells[other].site.row = from.row;
-        nl_.cells[other].site.col = from.col;
+    int other = -1;
+    double portDelta = 0;
+    if (agcu) { // to any other AGCU (they sit a tile's side apart, wider than late windows), joining the
+                // cells there or swapping with one of them
+        const auto& sites = layout_.agcus();
+        const auto& to = sites[below(sites.size())];
+        if (to.index == from.agcu) return 0;
+        const auto& there = agcuHosts_[to.index];
+        if (!there.empty() && below(2)) other = there[below(there.size())];
+        // An operator's lanes stay on AGCUs of their own (its bursts are striped over them).
+        auto clash = [&](int cell, const std::vector<int>& hosts, int leaving) {
+            return cell >= 0 && std::any_of(hosts.begin(), hosts.end(), [&](int h) {
+                       return h != leaving && h != cell && agcuOp_[h] == agcuOp_[cell];
+                   });
+        };
+        if (clash(a, there, other) || clash(other, agcuHosts_[from.agcu], a)) return 0;
+        auto change = [&](std::vector<double>& port, const std::vector<double>& cell) {
+            const double d = cell[a] - (other >= 0 ? cell[other] : 0.0);
+            portDelta += portPenalty(port[from.agcu] - d) - portPenalty(port[from.agcu]) +
+                         portPenalty(port[to.index] + d) - portPenalty(port[to.index]);
+        };
+        change(portOut_, cellOut_);
+        change(portIn_, cellIn_);
+        ca.site = {UnitKind::Agcu, to.row, to.col, to.index};
+        if (other >= 0) nl_.cells[other].site = from;
+    } else {
+        const int span = 2 * window + 1;
+        const int r = std::clamp(from.row - window + static_cast<int>(below(span)), 0, layout_.rows() - 1);
+        int c = std::clamp(from.col - window + static_cast<int>(below(span)), 0, layout_.cols() - 1);
+        if (layout_.siteKind(r, c) != from.kind) c += c + 1 < layout_.cols() ? 1 : -1;
+        if (r == from.row && c == from.col) return 0;
+        other = siteCell_[r * layout_.cols() + c];
+        ca.site.row = r;
+        ca.site.col = c;
+        if (other >= 0) {
+            nl_.cells[other].site.row = from.row;
+            nl_.cells[other].site.col = from.col;
+        }
     }
     // The nets the move touches, each once.
     ++stamp_;
@@ -138,7 +203,7 @@ double PlacementAnnealer::tryMove(double t, int window, bool* accepted) {
     touchedBins_.clear();
     savedDemand_.clear();
     newBox_.clear();
-    double delta = 0;
+    double delta = portDelta;
     for (int k : touched_) {
         const Box nb = boxOf(k);
         newBox_.push_back(nb);
@@ -158,16 +223,27 @@ double PlacementAnnealer::tryMove(double t, int window, bool* accepted) {
             box_[touched_[i]] = newBox_[i];
             netCost_[touched_[i]] = netCost(newBox_[i], touched_[i]);
         }
-        siteCell_[from.row * layout_.cols() + from.col] = other;
-        siteCell_[ca.site.row * layout_.cols() + ca.site.col] = a;
+        if (agcu) {
+            for (auto [cell, src, dst] :
+                 {std::tuple{a, from.agcu, ca.site.agcu}, {other, ca.site.agcu, from.agcu}}) {
+                if (cell < 0) continue;
+                portOut_[src] -= cellOut_[cell];
+                portIn_[src] -= cellIn_[cell];
+                portOut_[dst] += cellOut_[cell];
+                portIn_[dst] += cellIn_[cell];
+                auto& hosts = agcuHosts_[src];
+                hosts.erase(std::find(hosts.begin(), hosts.end(), cell));
+                agcuHosts_[dst].push_back(cell);
+            }
+        } else {
+            siteCell_[from.row * layout_.cols() + from.col] = other;
+            siteCell_[ca.site.row * layout_.cols() + ca.site.col] = a;
+        }
         return delta;
     }
     for (std::size_t i = 0; i < touchedBins_.size(); ++i)
         demand_[touchedBins_[i]] = savedDemand_[i];
-    if (other >= 0) {
-        nl_.cells[other].site.row = ca.site.row;
-        nl_.cells[other].site.col = ca.site.col;
-    }
+    if (other >= 0) nl_.cells[other].site = ca.site;
     ca.site = from;
     return delta;
 }
@@ -176,7 +252,7 @@ AnnealStats PlacementAnnealer::run() {
     AnnealStats s;
     s.initialCost = cost();
     s.initialWirelength = wirelength();
-    const int n = static_cast<int>(movable_.size());
+    const int n = static_cast<int>(movable_.size() + agcuCells_.size());
     if (n < 2 || nl_.nets.empty()) {
         s.finalCost = s.initialCost;
         s.finalWirelength = s.initialWirelength;

@@ -1,15 +1,17 @@
 #pragma once
 // Simulated annealing of a placement (hardware-and-pnr.md 6.2, the VPR schedule): a move swaps two PCU or
-// PMU cells, or moves one to a free site of its kind, within a window that shrinks as fewer moves are
-// accepted. AGCU cells stay where they are: once the units have settled, assignAgcus picks each off-chip
-// operator's AGCU again with its contention-aware rule, which serves latency-bound pipelines better than a
-// bandwidth-only cost. The cost is
+// PMU cells, moves one to a free site of its kind, or moves an off-chip operator's AGCU cell to another AGCU
+// (joining the cells there or swapping with one of them), within a window that shrinks as fewer moves are
+// accepted. The cost is
 //   sum over nets of  w_n x (HPWL_n + d2d x die crossings of its box)        bandwidth-weighted wirelength
 //   + lambda_cong x sum over bins of max(0, D_b - cap_b)^2 / cap_b          estimated congestion (RUDY)
+//   + lambda_cong x G x sum over AGCU ports of max(0, L_p - 1)^2            shared AGCU ports
 // with w_n in links' worth (bytes per cycle over the flit width). D_b is a RUDY estimate of the
 // link demand in a bin of switches: each net spreads w_n x (HPWL_n + 1) evenly over its bounding box; a bin
-// of s switches offers cap_b = 2s links' worth. Every term is updated incrementally for the nets a move
-// touches. Deterministic for a given seed.
+// of s switches offers cap_b = 2s links' worth. L_p is the links' worth an AGCU sends (and, apart, takes):
+// each cell's planned rate times pnr.lane_headroom, a link at most, G the grid's longer side: a port two full
+// streams share halves both, which no wire length makes up for. Every term is updated incrementally for the
+// nets a move touches. Deterministic for a given seed.
 #include <cstdint>
 
 #include "hw/arch/ChipLayout.h"
@@ -58,6 +60,13 @@ class PlacementAnnealer {
     double d2d_ = 4, lambdaCong_;
     std::vector<int> siteCell_;  // per grid site: the PCU/PMU cell on it, or -1
     std::vector<int> movable_;   // the PCU and PMU cells
+    std::vector<int> agcuCells_; // the off-chip operators' cells
+    // Per AGCU cell: links' worth it sends into the fabric and takes from it; per AGCU: the sums over its
+    // cells (its port carries one link each way).
+    std::vector<double> cellOut_, cellIn_, portOut_, portIn_;
+    std::vector<std::vector<int>> agcuHosts_; // per AGCU: its cells
+    std::vector<int> agcuOp_;                 // per AGCU cell: the first operator placed on it
+    double portPenalty(double load) const;
     std::vector<double> demand_; // per bin
     std::vector<double> netCost_;
     std::vector<Box> box_;
