@@ -161,7 +161,7 @@ double PlacementAnnealer::tryMove(double t, int window, bool* accepted) {
         // An operator's lanes stay on AGCUs of their own (its bursts are striped over them).
         auto clash = [&](int cell, const std::vector<int>& hosts, int leaving) {
             return cell >= 0 && std::any_of(hosts.begin(), hosts.end(), [&](int h) {
-                       return h != leaving && h != cell && agcuOp_[h] == agcuOp_[cell];
+                       return h != leaving && h != cell && agcuOp_[cell] >= 0 && agcuOp_[h] == agcuOp_[cell];
                    });
         };
         if (clash(a, there, other) || clash(other, agcuHosts_[from.agcu], a)) return 0;

@@ -108,6 +108,41 @@ TEST(TokenChannel, ElementsAreReadAsTheirHeadsArriveAndStopsWaitForTheTails) {
     EXPECT_EQ(c.tails, (std::vector<Cycle>{11, 16, 21}));
 }
 
+// Credits for the round trip: depth 1, data 10 cycles, credits 10 back, 8-byte elements (one flit, one
+// cycle on the lane). Planned at a quarter of an element per cycle over a round trip of 20, the consumer's
+// buffer holds ceil(0.25 x (20 + 1)) = 6: six elements leave at 0, arrive at 10, are read then, and their
+// credits are back at 20 for the next six. Planned at a hundredth, it keeps its depth of 1 (ceil(0.21)): one
+// element per round trip, at 0, 20, 40, ... (the first element always goes on the depth alone).
+namespace {
+std::vector<Cycle> sendTimesAtPlannedRate(double rate, std::int64_t& credits) {
+    initSimTime();
+    TokenChannel ch("a[0] -> b[0]", 1);
+    FixedRoute route(10, 1, 10);
+    ch.setRoute(&route);
+    ch.setLanes(1, 64);
+    ch.setRoundTrip(20, rate);
+    Producer p("p", ch, 12);
+    Consumer c("c", ch);
+    simulate(); // hw::simulate: tells ASan the thread is back on its own stack
+    credits = ch.creditsOut();
+    return p.sent;
+}
+} // namespace
+
+TEST(TokenChannel, CreditsCoverTheRoundTripAtThePlannedRate) {
+    std::int64_t credits = 0;
+    EXPECT_EQ(sendTimesAtPlannedRate(0.25, credits),
+              (std::vector<Cycle>{0, 0, 0, 0, 0, 0, 20, 20, 20, 20, 20, 20}));
+    EXPECT_EQ(credits, 6);
+}
+
+TEST(TokenChannel, AStreamPlannedToTrickleKeepsItsDepth) {
+    std::int64_t credits = 0;
+    EXPECT_EQ(sendTimesAtPlannedRate(0.01, credits),
+              (std::vector<Cycle>{0, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200, 220}));
+    EXPECT_EQ(credits, 1);
+}
+
 // An unbounded channel never stalls its producer.
 TEST(TokenChannel, UnboundedNeverStalls) {
     initSimTime();

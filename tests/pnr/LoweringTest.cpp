@@ -1,4 +1,5 @@
 // Lowering: virtual units sized by hand-derived rules, and the fit check's two policies.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "hw/config/HwConfigLoader.h"
@@ -146,4 +147,19 @@ TEST(PnrLowering, RatesUseTheMeanOfDataDependentSizes) {
     const auto w = hw::pnr::lower(b.w.graph, cfg, atMax);
     const int up = opIndex(b.w.graph, "r0.up");
     EXPECT_DOUBLE_EQ(v.outputBytes[up][0] / w.outputBytes[up][0], double(mean) / double(largest));
+}
+
+// The rate model's bound counts what a group's PCUs can take in and send out, a flit each per cycle.
+// Attention's regions split their K and V tiles (32 rows x 64 bf16 = 4 KiB each) on one PCU apiece: the
+// region with the most cache tiles needs tiles x 4096 / 64 cycles for them, more than the run's off-chip
+// bytes at the HBM node's 1024 B/cycle and more than any group's FLOPs at its peak, so that is T.
+TEST(PnrLowering, TheRunsBoundCountsStreamsThroughTheirPcusPorts) {
+    auto b = build("attention", {"strategy=coarse"});
+    const auto v = hw::pnr::lower(b.w.graph, hw::loadHwConfig("step_eval"), b.o);
+    std::int64_t most = 0;
+    for (int r = 0; r < 4; ++r)
+        most = std::max(most, b.w.bindings.at(fmt::format("r{}.kv_tiles", r)));
+    ASSERT_GT(most, 0);
+    EXPECT_DOUBLE_EQ(v.runCycles, most * 4096.0 / 64);
+    EXPECT_EQ(v.pcus[opIndex(b.w.graph, "r0.k_split")], 1);
 }

@@ -8,6 +8,7 @@
 #include "hw/config/HwConfigLoader.h"
 #include "hw/pnr/CongestionRouter.h"
 #include "hw/pnr/PlaceAndRoute.h"
+#include "hw/pnr/PlacementAnnealer.h"
 #include "testbenches/Runner.h"
 #include "testbenches/Testbench.h"
 #include "util/Error.h"
@@ -114,6 +115,32 @@ TEST(PnrPlacement, AnnealingImprovesOnTheConstructiveStart) {
     EXPECT_LE(w["cost"].get<double>(), w["cost_initial"].get<double>());
     EXPECT_LT(w["weighted_hpwl"].get<double>(), 0.8 * w["weighted_hpwl_initial"].get<double>());
     EXPECT_GT(r.report["annealing"]["moves"].get<int>(), 0);
+}
+
+// AGCU cells move with the units. On a 6 x 6 tile with 4 AGCUs, two loads of a link each start on one AGCU:
+// their port would carry 2 links (a penalty of 4 x 6 x 1^2 = 24, against at most a few hops of wire), so
+// annealing puts them on AGCUs of their own.
+TEST(PnrPlacement, HeavyLoadsLeaveASharedAgcu) {
+    auto cfg = grid6();
+    const hw::ChipLayout L(cfg.chip);
+    ASSERT_EQ(L.agcus().size(), 4u);
+    hw::pnr::Netlist nl;
+    const auto& a0 = L.agcus()[0];
+    for (int k = 0; k < 2; ++k)
+        nl.cells.push_back({{UnitKind::Agcu, a0.row, a0.col, a0.index}});
+    net(nl, {0, cell(nl, 2, 2)}, 64, "load0");
+    net(nl, {1, cell(nl, 3, 3)}, 64, "load1");
+    nl.netsOf.assign(nl.cells.size(), {});
+    for (int k = 0; k < static_cast<int>(nl.nets.size()); ++k)
+        for (int c : nl.nets[k].cells)
+            nl.netsOf[c].push_back(k);
+    hw::pnr::PlacementAnnealer a(cfg, nl);
+    const double before = a.cost();
+    a.run();
+    EXPECT_LT(a.cost(), before - 20);
+    EXPECT_NE(nl.cells[0].site.agcu, nl.cells[1].site.agcu);
+    for (int k = 0; k < 2; ++k)
+        EXPECT_EQ(nl.cells[k].site.kind, UnitKind::Agcu);
 }
 
 // Every leg's route starts at its source's switch, ends at its sink's, and the link loads recomputed from
