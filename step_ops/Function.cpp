@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "util/Error.h"
+#include "util/Json.h"
 
 namespace steprdu::step {
 
@@ -394,9 +395,10 @@ InitFn InitFn::fromJson(const nlohmann::json& j) {
     std::string k = j.value("init", "");
     InitFn f;
     if (k == "Zero")
-        f = zero(j.at("rows").get<std::int64_t>(), j.at("cols").get<std::int64_t>());
+        f = zero(jsonInteger(j.at("rows"), "init function Zero: rows", 0),
+                 jsonInteger(j.at("cols"), "init function Zero: cols", 0));
     else if (k == "Empty")
-        f = empty(j.at("cols").get<std::int64_t>());
+        f = empty(jsonInteger(j.at("cols"), "init function Empty: cols", 0));
     else if (k == "Count")
         f = count();
     else

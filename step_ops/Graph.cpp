@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "util/Error.h"
+#include "util/Json.h"
 #include "util/Strings.h"
 
 namespace steprdu::step {
@@ -332,11 +333,12 @@ Graph Graph::fromJson(const nlohmann::json& j) {
     for (auto& tj : j.at("tensors")) {
         TensorSpec t;
         t.name = tj.at("name");
-        t.rows = tj.at("rows");
-        t.cols = tj.at("cols");
+        t.rows = jsonInteger(tj.at("rows"), "graph: tensor '" + t.name + "': rows", 0);
+        t.cols = jsonInteger(tj.at("cols"), "graph: tensor '" + t.name + "': cols", 0);
         t.elem = parseElemType(tj.at("elem"));
         t.init = tj.at("init");
-        t.seed = tj.at("seed");
+        t.seed =
+            static_cast<std::uint64_t>(jsonInteger(tj.at("seed"), "graph: tensor '" + t.name + "': seed", 0));
         if (tj.contains("values"))
             t.values = std::make_shared<std::vector<float>>(tj["values"].get<std::vector<float>>());
         g.addTensor(t);
@@ -380,7 +382,10 @@ Graph Graph::fromJson(const nlohmann::json& j) {
         const auto& oj = specs[i];
         std::vector<StreamRef> ins;
         for (auto& in : oj.at("inputs")) {
-            int p = index.at(in.at(0).get<std::string>()), out = in.at(1).get<int>();
+            int p = index.at(in.at(0).get<std::string>()),
+                out = static_cast<int>(jsonInteger(
+                    in.at(1), "graph: operator '" + oj.at("name").get<std::string>() + "': input port", 0,
+                    INT32_MAX));
             if (in.size() > 2) {
                 int ph = g.add("Placeholder", g.uniqueName(in.at(0).get<std::string>() + ".feedback"),
                                in.at(2), {});

@@ -1,12 +1,12 @@
 // Source: a stream given in full by the program (selector and metadata streams from a trace, test inputs).
 // Tokens in JSON: an integer (u64 scalar), a list of integers (selector), a number list wrapped as
 // {"tile": [[...]]} (tile rows), or "S<n>" (stop). Done is implicit.
-#include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 
 #include "step_ops/ops/OpKinds.h"
+#include "util/Json.h"
+#include "util/Strings.h"
 
 namespace steprdu::step::ops {
 namespace {
@@ -57,16 +57,16 @@ class Source : public DeclaredStream {
         for (const auto& j : args().at("tokens")) {
             if (j.is_string()) {
                 std::string s = j;
-                if (s.size() < 2 || s[0] != 'S' || !std::all_of(s.begin() + 1, s.end(), ::isdigit))
-                    fail("token " + expectedFound("S<level>", "'" + s + "'"));
-                out.push_back(Token::stop(std::stoi(s.substr(1))));
+                const auto level = s.size() >= 2 && s[0] == 'S' ? parseInt(s.substr(1)) : std::nullopt;
+                if (!level || *level < 1 || *level > 64)
+                    fail("token " + expectedFound("S<level> with a level 1..64", "'" + s + "'"));
+                out.push_back(Token::stop(static_cast<int>(*level)));
             } else if (dt.kind == DataType::Kind::Selector && j.is_array()) {
-                Selector sel{dt.selectorWidth, j.get<std::vector<int>>()};
-                for (int i : sel.selected)
-                    if (i < 0 || i >= dt.selectorWidth)
-                        fail(fmt::format(
-                            "selector index {}: {}", i,
-                            expectedFound(fmt::format("0..{}", dt.selectorWidth - 1), std::to_string(i))));
+                Selector sel{dt.selectorWidth, {}};
+                for (const auto& i : j)
+                    sel.selected.push_back(static_cast<int>(
+                        jsonInteger(i, fmt::format("operator '{}': selector token {}", name(), j.dump()), 0,
+                                    dt.selectorWidth - 1)));
                 out.push_back(Token::data(sel));
             } else if (dt.kind == DataType::Kind::Tile && j.is_object() && j.contains("tile")) {
                 auto rows = j["tile"].get<std::vector<std::vector<float>>>();

@@ -516,6 +516,15 @@ TEST(CliRunGraph, RunsTheGraphFileOfARunDirectory) {
     r = run("run-graph " + (dir / "bad.json").string());
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("bad.json: graph:"), std::string::npos) << r.err;
+    // A float where an integer belongs is named, not cast (casting 1e300 to an integer is undefined).
+    std::ofstream(dir / "float.json")
+        << "{\"format\": \"steprdu-graph-1\", \"operators\": [], \"tensors\": "
+           "[{\"name\": \"w\", \"rows\": 6.4e54, \"cols\": 4, \"elem\": \"f32\", "
+           "\"init\": \"zeros\", \"seed\": 0}]}";
+    r = run("run-graph " + (dir / "float.json").string());
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("float.json: graph: tensor 'w': rows: expected an integer"), std::string::npos)
+        << r.err;
     EXPECT_EQ(run("run-graph --json").code, 2);
     std::filesystem::remove_all(dir);
 }
