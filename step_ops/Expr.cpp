@@ -156,6 +156,9 @@ Expr Expr::floorDiv(const Expr& a, const Expr& b) {
 Expr Expr::max(const Expr& a, const Expr& b) {
     return make(Op::Max, {a, b});
 }
+Expr Expr::sum(std::vector<Expr> terms) {
+    return make(Op::Add, std::move(terms));
+}
 
 Expr operator+(const Expr& a, const Expr& b) {
     return Expr::make(Expr::Op::Add, {a, b});

@@ -28,6 +28,8 @@ class Expr {
     static Expr ceilDiv(const Expr& a, const Expr& b);
     static Expr floorDiv(const Expr& a, const Expr& b);
     static Expr max(const Expr& a, const Expr& b);
+    // The sum of many terms in one canonicalisation (adding them one by one costs quadratic time).
+    static Expr sum(std::vector<Expr> terms);
 
     Op op() const;
     bool isConst() const { return op() == Op::Const; }

@@ -8,14 +8,19 @@ namespace steprdu::step {
 
 SymbolicMetrics analyzeGraph(const Graph& g) {
     SymbolicMetrics m;
+    std::vector<Expr> offChip, onChip, onChipPaper, flops;
     for (int i = 0; i < g.numOps(); ++i) {
         const Operator& op = g.op(i);
-        m.offChipBytes += op.offChipBytes();
-        m.onChipBytes += op.onChipBytes();
-        m.onChipBytesPaper += op.onChipBytesPaper();
-        m.flops += op.flops();
+        offChip.push_back(op.offChipBytes());
+        onChip.push_back(op.onChipBytes());
+        onChipPaper.push_back(op.onChipBytesPaper());
+        flops.push_back(op.flops());
         m.allocatedFlopsPerCycle += op.computeBw();
     }
+    m.offChipBytes = Expr::sum(std::move(offChip));
+    m.onChipBytes = Expr::sum(std::move(onChip));
+    m.onChipBytesPaper = Expr::sum(std::move(onChipPaper));
+    m.flops = Expr::sum(std::move(flops));
     return m;
 }
 

@@ -4,11 +4,28 @@
 
 namespace steprdu::hw::mem {
 
+void HbmNode::ClientQueue::push(const TileRun& r) {
+    if (busy) {
+        rest.push_back(r);
+        return;
+    }
+    front = r;
+    busy = true;
+}
+
+void HbmNode::ClientQueue::pop() {
+    busy = !rest.empty();
+    if (!busy) return;
+    front = rest.front();
+    rest.pop_front();
+}
+
 HbmNode::HbmNode(const HbmParams& p)
     : p_(p), channelFree_(p.channels, 0), channelStarted_(p.channels, false) {}
 
 void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_t requests, int par,
                      Completion done) {
+    nextValid_ = false;
     int id = 2 * client + (write ? 1 : 0);
     if (id >= static_cast<int>(clients_.size())) clients_.resize(id + 1);
     int tile;
@@ -23,11 +40,8 @@ void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_
     ++stats_.tiles;
     auto& q = clients_[id];
     bool wasIdle = q.empty();
-    par = std::max(par, 1);
-    for (std::int64_t g = 0; g * par < requests; ++g)
-        // Packet g is stamped issue + g; the channel hop makes none visible before issue + 1.
-        q.push_back({issueTime + std::max<std::int64_t>(g, 1),
-                     static_cast<int>(std::min<std::int64_t>(par, requests - g * par)), tile});
+    // The channel hop makes no packet visible before issue + 1.
+    if (requests > 0) q.push({issueTime, requests, 0, std::max(par, 1), tile});
     if (requests == 0) {
         tiles_[tile].done(issueTime);
         freeTiles_.push_back(tile);
@@ -43,6 +57,7 @@ void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_
 }
 
 void HbmNode::setWindow(int client, int requests, int returnLatency) {
+    nextValid_ = false;
     if (client >= static_cast<int>(windows_.size())) windows_.resize(client + 1);
     windows_[client].cap = requests;
     windows_[client].returnLatency = returnLatency;
@@ -64,43 +79,68 @@ bool HbmNode::windowAllows(int client, int count) const {
 }
 
 std::int64_t HbmNode::nextCycle() const {
+    if (nextValid_) return next_;
     std::int64_t next = kNever;
     for (int c : active_) {
-        std::int64_t v = std::max(clients_[c].front().visible, cycle_);
+        std::int64_t v = std::max(clients_[c].front.visible(), cycle_);
         int client = c >> 1;
         // A client at its window's cap waits at least until its earliest response is back.
-        if (!windowAllows(client, clients_[c].front().count) && !windows_[client].back.empty())
+        if (!windowAllows(client, clients_[c].front.count()) && !windows_[client].back.empty())
             v = std::max(v, windows_[client].back.top());
         next = std::min(next, v);
     }
+    next_ = next;
+    nextValid_ = true;
     return next;
 }
 
-int HbmNode::channelFor(int requestInCycle) {
-    if (p_.triangularOffset) {
-        // step-perf: off = (off + i) % C for the i-th request of the cycle.
-        cycleOffset_ = (cycleOffset_ + requestInCycle) % p_.channels;
-        return cycleOffset_;
-    }
-    return (offset_ + requestInCycle) % p_.channels;
+namespace {
+// x mod n for x >= 0, without a division in the usual case of x < 2n (a division costs as much as the rest
+// of a request's service).
+int wrap(int x, int n) {
+    if (x < n) return x;
+    x -= n;
+    return x < n ? x : x % n;
 }
+} // namespace
 
-void HbmNode::serve(int channel, std::int64_t arrive, int tile, int client, bool& completed) {
-    std::int64_t start = std::max(channelFree_[channel], arrive);
-    channelFree_[channel] = start + p_.initInterval;
-    std::int64_t latency = p_.latency;
-    if (p_.startupEveryRequest || !channelStarted_[channel]) latency += p_.startup;
-    channelStarted_[channel] = true;
-    // The response is visible at the front end after the service latency, and one hop later at the client.
-    std::int64_t delivered = start + latency + 1;
-    if (client < static_cast<int>(windows_.size()) && windows_[client].cap > 0) {
-        windows_[client].back.push(delivered + windows_[client].returnLatency);
-        ++windows_[client].outstanding;
+// Inlined into advanceTo: a packet is one or two requests, so a call costs as much as the work.
+[[gnu::always_inline]] inline void HbmNode::servePacket(int count, std::int64_t arrive, int tile,
+                                                        Window* window, int& inCycle, bool& completed) {
+    // The channel walk and the channels' free cycles stay in registers: this loop is the roofline's hot path.
+    std::int64_t* freeAt = channelFree_.data();
+    const int channels = p_.channels;
+    const std::int64_t interval = p_.initInterval;
+    int offset = cycleOffset_, i = inCycle;
+    std::int64_t last = 0;
+    for (int r = 0; r < count; ++r, ++i) {
+        int channel;
+        if (p_.triangularOffset) { // step-perf: off = (off + i) % C for the i-th request of the cycle
+            offset = wrap(offset + i, channels);
+            channel = offset;
+        } else {
+            channel = wrap(offset_ + i, channels);
+        }
+        const std::int64_t start = std::max(freeAt[channel], arrive);
+        freeAt[channel] = start + interval;
+        std::int64_t latency = p_.latency;
+        if (p_.startupEveryRequest || !channelStarted_[channel]) latency += p_.startup;
+        if (!p_.startupEveryRequest) channelStarted_[channel] = true;
+        // The response is visible at the front end after the service latency, one hop later at the client.
+        const std::int64_t delivered = start + latency + 1;
+        if (window) {
+            window->back.push(delivered + window->returnLatency);
+            ++window->outstanding;
+        }
+        last = std::max(last, delivered);
     }
+    cycleOffset_ = offset;
+    inCycle = i;
+    stats_.requests += count;
     Tile& t = tiles_[tile];
-    t.lastDelivery = std::max(t.lastDelivery, delivered);
-    ++stats_.requests;
-    if (--t.remaining == 0) {
+    t.lastDelivery = std::max(t.lastDelivery, last);
+    // A tile's last packet holds its last requests: it completes with that packet.
+    if ((t.remaining -= count) == 0) {
         stats_.lastDelivery = std::max(stats_.lastDelivery, t.lastDelivery);
         Completion done = std::move(t.done);
         freeTiles_.push_back(tile);
@@ -111,27 +151,36 @@ void HbmNode::serve(int channel, std::int64_t arrive, int tile, int client, bool
 
 void HbmNode::advanceTo(std::int64_t upTo) {
     for (;;) {
-        std::int64_t c = nextCycle();
+        const std::int64_t c = nextCycle();
         if (c == kNever || c > upTo) return;
-        bool completed = false;
+        nextValid_ = false;
+        bool completed = false, emptied = false;
         int inCycle = 0;
         cycleOffset_ = offset_;
         for (std::size_t k = 0; k < active_.size(); ++k) {
             auto& q = clients_[active_[k]];
-            if (q.front().visible > c) continue;
-            int client = active_[k] >> 1;
-            release(client, c);
-            if (!windowAllows(client, q.front().count)) continue;
-            Packet pk = q.front();
-            q.pop_front();
-            for (int r = 0; r < pk.count; ++r)
-                serve(channelFor(inCycle++), c + 1, pk.tile, client, completed);
+            TileRun& run = q.front;
+            if (run.visible() > c) continue;
+            const int client = active_[k] >> 1;
+            Window* window = nullptr;
+            if (client < static_cast<int>(windows_.size()) && windows_[client].cap > 0) {
+                window = &windows_[client];
+                release(client, c);
+                if (!windowAllows(client, run.count())) continue;
+            }
+            const int count = run.count(), tile = run.tile;
+            ++run.packet;
+            if ((run.left -= count) == 0) {
+                q.pop();
+                emptied = emptied || q.empty();
+            }
+            servePacket(count, c + 1, tile, window, inCycle, completed);
         }
-        offset_ =
-            p_.triangularOffset ? (cycleOffset_ + inCycle) % p_.channels : (offset_ + inCycle) % p_.channels;
-        active_.erase(
-            std::remove_if(active_.begin(), active_.end(), [&](int id) { return clients_[id].empty(); }),
-            active_.end());
+        offset_ = wrap((p_.triangularOffset ? cycleOffset_ : offset_) + inCycle % p_.channels, p_.channels);
+        if (emptied)
+            active_.erase(
+                std::remove_if(active_.begin(), active_.end(), [&](int id) { return clients_[id].empty(); }),
+                active_.end());
         cycle_ = c + 1;
         if (completed) return;
     }

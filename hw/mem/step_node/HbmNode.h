@@ -3,6 +3,7 @@
 // in packets of `par_dispatch`; each cycle the front end accepts at most one visible packet per client and
 // spreads its requests over the channels; every channel accepts one request per init interval and answers
 // after start-up + latency cycles. A tile completes when its last response is back.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -53,17 +54,32 @@ class HbmNode {
     const HbmStats& stats() const { return stats_; }
 
   private:
-    struct Packet {
-        std::int64_t visible;
-        int count;
-        int tile;
+    // A tile's packets in a client's queue, made one at a time as they reach the front: packet g is
+    // stamped issue + g and carries par requests (the last one the rest).
+    struct TileRun {
+        std::int64_t issue = 0, left = 0, packet = 0; // left: requests not yet sent
+        int par = 1, tile = 0;
+        std::int64_t visible() const { return issue + std::max<std::int64_t>(packet, 1); }
+        int count() const { return static_cast<int>(std::min<std::int64_t>(par, left)); }
+    };
+    // A client's tiles in order; the front one is kept apart so that the per-cycle scan of the clients reads
+    // one flat array.
+    struct ClientQueue {
+        TileRun front;
+        std::deque<TileRun> rest;
+        bool busy = false;
+        bool empty() const { return !busy; }
+        void push(const TileRun& r);
+        void pop();
     };
     struct Tile {
         std::int64_t remaining = 0, lastDelivery = 0;
         Completion done;
     };
-    int channelFor(int requestInCycle);
-    void serve(int channel, std::int64_t arrive, int tile, int client, bool& completed);
+    struct Window;
+    // Serves a packet of `count` requests of `tile` arriving at `arrive`, the request after `inCycle`
+    // others this cycle; `window`: its client's, when it has a cap.
+    void servePacket(int count, std::int64_t arrive, int tile, Window* window, int& inCycle, bool& completed);
     // Frees the window slots of `client`'s requests whose responses are back by `cycle`.
     void release(int client, std::int64_t cycle);
     bool windowAllows(int client, int count) const;
@@ -75,14 +91,17 @@ class HbmNode {
     std::vector<Window> windows_;
 
     HbmParams p_;
-    std::vector<std::deque<Packet>> clients_; // readers (even ids) and writers (odd ids)
-    std::vector<int> active_;                 // clients with packets, ordered: readers, then writers
+    std::vector<ClientQueue> clients_; // readers (even ids) and writers (odd ids)
+    std::vector<int> active_;          // clients with packets, ordered: readers, then writers
     std::vector<std::int64_t> channelFree_;
     std::vector<bool> channelStarted_;
     std::vector<Tile> tiles_;
     std::vector<int> freeTiles_;
     std::int64_t cycle_ = 0;
     int offset_ = 0, cycleOffset_ = 0;
+    // nextCycle()'s answer until a submit, a window change or a processed cycle.
+    mutable std::int64_t next_ = kNever;
+    mutable bool nextValid_ = false;
     HbmStats stats_;
 };
 
