@@ -17,7 +17,7 @@ ALLOWED = {
     "step_ops": ["util"],
     "traces": ["util"],
     "hw/mem/dram": ["util"],
-    "hw/mem/step_node": [],
+    "hw/mem/step_node": ["util"],
     "hw/config": ["hw/mem/dram", "util"],
     "hw/arch": ["hw/config", "util"],
     "hw/sim": ["util"],

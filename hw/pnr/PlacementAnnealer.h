@@ -57,6 +57,7 @@ class PlacementAnnealer {
     ChipLayout layout_;
     Netlist& nl_;
     int binSize_ = 4, binRows_, binCols_;
+    std::vector<double> binCapacity_; // per bin: two links' worth per switch in it
     double d2d_ = 4, lambdaCong_;
     std::vector<int> siteCell_;  // per grid site: the PCU/PMU cell on it, or -1
     std::vector<int> movable_;   // the PCU and PMU cells
@@ -75,6 +76,7 @@ class PlacementAnnealer {
     std::vector<int> touched_, touchedBins_;
     std::vector<Box> newBox_; // per touched net
     std::vector<double> savedDemand_;
+    std::vector<int> binColumns_; // spread(): the box's columns in each bin column
     std::vector<int> mark_, binMark_;
     int stamp_ = 0, binStamp_ = 0;
 };

@@ -82,3 +82,19 @@ TEST(RooflineHbm, TriangularOffsetCollidesAndCostsBandwidth) {
     };
     EXPECT_GT(run(true), run(false));
 }
+
+TEST(RooflineHbm, AWindowHoldsPacketsUntilSlotsComeBack) {
+    // Four requests, par 1, a window of 2 slots returning 10 cycles after delivery. Packets are visible at
+    // 1, 1, 2, 3. Cycle 1: channel 0, served at 2, delivered 2 + 14 + 2 + 1 = 19, slot back at 29. Cycle 2:
+    // channel 1, delivered 20, back at 30. The third packet waits for the slot of 29: channel 2 (new, so
+    // start-up again), served at 30, delivered 47. The fourth goes at 30 when the second slot is back:
+    // channel 3, served at 31, delivered 48. Without the window: 22.
+    for (int window : {2, 0}) {
+        HbmNode h(clean());
+        h.setWindow(0, window, 10);
+        std::int64_t at = -1;
+        h.submit(0, false, 0, 4, 1, [&](std::int64_t d) { at = d; });
+        h.advanceTo(HbmNode::kNever - 1);
+        EXPECT_EQ(at, window ? 48 : 22) << "window " << window;
+    }
+}

@@ -186,7 +186,7 @@ std::int64_t DramController::decide(std::int64_t t) {
     const int perRank = spec_.banksPerRank();
     const Candidate* best = nullptr;
     std::int64_t next = kNeverCycle; // the earliest cycle of a candidate not ready now
-    int ready = 0;
+    readyNow_.clear();
     // A candidate's cycle is a lower bound (commands only push cycles later): refreshed when it has come.
     auto offer = [&](Candidate & c) __attribute__((always_inline)) {
         if (c.at <= t) c.at = channel_.earliest(c.cmd, c.bank);
@@ -194,7 +194,7 @@ std::int64_t DramController::decide(std::int64_t t) {
             next = std::min(next, c.at);
             return;
         }
-        ++ready;
+        readyNow_.push_back(&c);
         if (!best || c.klass < best->klass || (c.klass == best->klass && c.seq < best->seq)) best = &c;
     };
 
@@ -245,8 +245,16 @@ std::int64_t DramController::decide(std::int64_t t) {
     issue(*best, t);
     // The other candidates keep their cycles as lower bounds (the command may have pushed them later): the
     // next decision comes no later than a command is ready, and one that comes early only looks again. A
-    // refresh's consequences, a change of direction or another ready command are looked at the next cycle.
-    if (refreshed || ready > 1 || wantsWriteMode() != writeMode_) return t + 1;
+    // refresh's consequences and a change of direction are looked at the next cycle. The other commands
+    // that were ready get their cycles anew (the one just issued has pushed them past t): a decision before
+    // the least of them would issue nothing.
+    if (refreshed || wantsWriteMode() != writeMode_) return t + 1;
+    for (Candidate* c : readyNow_) {
+        if (c == best) continue;
+        if (c->bank == chosenBank) return t + 1; // its plan may have changed with the command
+        c->at = channel_.earliest(c->cmd, c->bank);
+        next = std::min(next, c->at);
+    }
     if (const Candidate* c = planOf(chosenBank, dir)) next = std::min(next, c->at);
     if (o_.closedRow) {
         Candidate close;

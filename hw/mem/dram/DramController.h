@@ -165,10 +165,11 @@ class DramController {
     std::vector<Transaction> slots_;
     std::vector<int> freeSlots_;
     std::vector<Bank> banks_;
-    std::vector<int> active_[2];   // banks with waiting reads, writes
-    std::vector<int> closing_;     // banks with closeAfter
-    std::vector<Candidate> extra_; // decide's refresh and closing candidates
-    int count_[2] = {0, 0};        // queued reads, writes
+    std::vector<int> active_[2];       // banks with waiting reads, writes
+    std::vector<int> closing_;         // banks with closeAfter
+    std::vector<Candidate> extra_;     // decide's refresh and closing candidates
+    std::vector<Candidate*> readyNow_; // decide's candidates ready at its cycle
+    int count_[2] = {0, 0};            // queued reads, writes
     int queued_ = 0;
     bool writeMode_ = false;
     std::vector<std::int64_t> nextRefresh_;

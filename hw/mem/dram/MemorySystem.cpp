@@ -190,7 +190,7 @@ void MemorySystem::transactionDone(int, const Transaction& x, std::int64_t data)
     Request& r = requests_[x.request];
     r.last = std::max(r.last, data);
     Client& cl = clients_[r.client];
-    if (cl.cap > 0) cl.frees.push(o_.clock.toDram(o_.clock.toFabric(data) + cl.returnLatency));
+    if (cl.cap > 0) cl.frees.add(o_.clock.toDram(o_.clock.toFabric(data) + cl.returnLatency));
     if (--r.remaining == 0) {
         --pending_;
         freeRequests_.push_back(x.request);
@@ -205,7 +205,7 @@ std::int64_t MemorySystem::frontEndNext() const {
         if (cl.outstanding < cl.cap)
             t = std::min(t, cl.held.front().x.ready);
         else if (!cl.frees.empty())
-            t = std::min(t, cl.frees.top());
+            t = std::min(t, cl.frees.earliest());
     }
     return std::max(t, pos_);
 }
@@ -213,10 +213,7 @@ std::int64_t MemorySystem::frontEndNext() const {
 // The window slots that are back by `t` free up, and held transactions take them, in order.
 void MemorySystem::releaseHeld(std::int64_t t) {
     for (auto& cl : clients_) {
-        while (!cl.frees.empty() && cl.frees.top() <= t) {
-            cl.frees.pop();
-            --cl.outstanding;
-        }
+        cl.outstanding -= cl.frees.releaseUpTo(t);
         while (!cl.held.empty() && cl.outstanding < cl.cap && cl.held.front().x.ready <= t) {
             Held h = cl.held.front();
             cl.held.pop_front();

@@ -21,6 +21,7 @@
 #include "hw/mem/dram/ByteRange.h"
 #include "hw/mem/dram/ClockRatio.h"
 #include "hw/mem/dram/DramController.h"
+#include "util/CountCalendar.h"
 
 namespace steprdu::hw::mem {
 
@@ -91,7 +92,7 @@ class MemorySystem : public TransactionSink {
         int returnLatency = 0;
         int outstanding = 0;
         std::deque<Held> held; // transactions waiting for a window slot, in order
-        std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> frees; // DRAM cycles
+        CountCalendar frees;   // DRAM cycles at which slots in use come back
     };
     // The transactions of a windowless client's request not yet sent to their channels. They are sent in
     // (ready, seq) order across all streams, only as far as keeps every channel's input buffer non-empty:

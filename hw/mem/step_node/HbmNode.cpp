@@ -65,17 +65,13 @@ void HbmNode::setWindow(int client, int requests, int returnLatency) {
 
 void HbmNode::release(int client, std::int64_t cycle) {
     if (client >= static_cast<int>(windows_.size())) return;
-    auto& w = windows_[client];
-    while (!w.back.empty() && w.back.top() <= cycle) {
-        w.back.pop();
-        --w.outstanding;
-    }
+    windows_[client].back.releaseUpTo(cycle);
 }
 
 bool HbmNode::windowAllows(int client, int count) const {
     if (client >= static_cast<int>(windows_.size()) || windows_[client].cap == 0) return true;
     const auto& w = windows_[client];
-    return w.outstanding == 0 || w.outstanding + count <= w.cap; // a packet wider than the window goes alone
+    return w.back.empty() || w.back.size() + count <= w.cap; // a packet wider than the window goes alone
 }
 
 std::int64_t HbmNode::nextCycle() const {
@@ -86,7 +82,7 @@ std::int64_t HbmNode::nextCycle() const {
         int client = c >> 1;
         // A client at its window's cap waits at least until its earliest response is back.
         if (!windowAllows(client, clients_[c].front.count()) && !windows_[client].back.empty())
-            v = std::max(v, windows_[client].back.top());
+            v = std::max(v, windows_[client].back.earliest());
         next = std::min(next, v);
     }
     next_ = next;
@@ -128,10 +124,7 @@ int wrap(int x, int n) {
         if (!p_.startupEveryRequest) channelStarted_[channel] = true;
         // The response is visible at the front end after the service latency, one hop later at the client.
         const std::int64_t delivered = start + latency + 1;
-        if (window) {
-            window->back.push(delivered + window->returnLatency);
-            ++window->outstanding;
-        }
+        if (window) window->back.add(delivered + window->returnLatency);
         last = std::max(last, delivered);
     }
     cycleOffset_ = offset;

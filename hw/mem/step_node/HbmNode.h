@@ -8,8 +8,9 @@
 #include <deque>
 #include <functional>
 #include <limits>
-#include <queue>
 #include <vector>
+
+#include "util/CountCalendar.h"
 
 namespace steprdu::hw::mem {
 
@@ -85,8 +86,8 @@ class HbmNode {
     bool windowAllows(int client, int count) const;
 
     struct Window {
-        int cap = 0, returnLatency = 0, outstanding = 0;
-        std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> back; // response cycles
+        int cap = 0, returnLatency = 0;
+        CountCalendar back; // the cycles its slots in use come back
     };
     std::vector<Window> windows_;
 

@@ -1,0 +1,48 @@
+#include "util/CountCalendar.h"
+
+#include <algorithm>
+
+namespace steprdu {
+
+void CountCalendar::add(std::int64_t t) {
+    if (size_ == 0) base_ = last_ = t; // an empty ring (all zero) may start anywhere
+    const std::int64_t from = std::min(t, base_), to = std::max(t, last_);
+    const auto span = static_cast<std::int64_t>(counts_.size());
+    if (to - from >= span) { // grow to a power of two that spans [from, to], each count at its time
+        std::int64_t n = std::max<std::int64_t>(span, 64);
+        while (n <= to - from)
+            n *= 2;
+        std::vector<int> grown(n, 0);
+        for (std::int64_t u = base_; u <= last_ && size_ > 0; ++u)
+            grown[u & (n - 1)] = counts_[u & (span - 1)];
+        counts_ = std::move(grown);
+    }
+    // Slots before base_ are zero (released), and no event lies a span or more after `from`.
+    base_ = from;
+    last_ = to;
+    ++counts_[t & (static_cast<std::int64_t>(counts_.size()) - 1)];
+    ++size_;
+}
+
+int CountCalendar::releaseUpTo(std::int64_t t) {
+    const std::int64_t mask = static_cast<std::int64_t>(counts_.size()) - 1;
+    int released = 0;
+    for (; base_ <= t && released < size_; ++base_) {
+        int& n = counts_[base_ & mask];
+        released += n;
+        n = 0;
+    }
+    size_ -= released;
+    base_ = std::max(base_, t + 1); // whatever is left lies after t
+    return released;
+}
+
+std::int64_t CountCalendar::earliest() const {
+    const std::int64_t mask = static_cast<std::int64_t>(counts_.size()) - 1;
+    std::int64_t t = base_;
+    while (counts_[t & mask] == 0)
+        ++t;
+    return t;
+}
+
+} // namespace steprdu
