@@ -5,7 +5,7 @@
 namespace steprdu {
 
 void CountCalendar::add(std::int64_t t) {
-    if (size_ == 0) base_ = last_ = t; // an empty ring (all zero) may start anywhere
+    if (size_ == 0) base_ = last_ = first_ = t; // an empty ring (all zero) may start anywhere
     const std::int64_t from = std::min(t, base_), to = std::max(t, last_);
     const auto span = static_cast<std::int64_t>(counts_.size());
     if (to - from >= span) { // grow to a power of two that spans [from, to], each count at its time
@@ -22,6 +22,7 @@ void CountCalendar::add(std::int64_t t) {
     last_ = to;
     ++counts_[t & (static_cast<std::int64_t>(counts_.size()) - 1)];
     ++size_;
+    first_ = std::min(first_, t);
 }
 
 int CountCalendar::releaseUpTo(std::int64_t t) {
@@ -39,9 +40,10 @@ int CountCalendar::releaseUpTo(std::int64_t t) {
 
 std::int64_t CountCalendar::earliest() const {
     const std::int64_t mask = static_cast<std::int64_t>(counts_.size()) - 1;
-    std::int64_t t = base_;
+    std::int64_t t = std::max(first_, base_);
     while (counts_[t & mask] == 0)
         ++t;
+    first_ = t; // asked again before anything changes, it answers at once
     return t;
 }
 

@@ -19,9 +19,10 @@ class CountCalendar {
     std::int64_t earliest() const;
 
   private:
-    std::int64_t base_ = 0;   // every time before it is released
-    std::int64_t last_ = 0;   // no event is after it
-    std::vector<int> counts_; // counts_[t & (size - 1)]: events at t, for t in [base_, base_ + size)
+    std::int64_t base_ = 0;          // every time before it is released
+    std::int64_t last_ = 0;          // no event is after it
+    mutable std::int64_t first_ = 0; // no event is before it (where earliest() starts looking)
+    std::vector<int> counts_;        // counts_[t & (size - 1)]: events at t, for t in [base_, base_ + size)
     int size_ = 0;
 };
 
