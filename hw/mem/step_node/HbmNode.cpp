@@ -26,6 +26,7 @@ HbmNode::HbmNode(const HbmParams& p)
 void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_t requests, int par,
                      Completion done) {
     nextValid_ = false;
+    period_.valid = false;
     int id = 2 * client + (write ? 1 : 0);
     if (id >= static_cast<int>(clients_.size())) clients_.resize(id + 1);
     int tile;
@@ -36,7 +37,7 @@ void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_
         tile = static_cast<int>(tiles_.size());
         tiles_.emplace_back();
     }
-    tiles_[tile] = Tile{requests, 0, std::move(done)};
+    tiles_[tile] = Tile{requests, 0, 0, std::move(done)};
     ++stats_.tiles;
     auto& q = clients_[id];
     bool wasIdle = q.empty();
@@ -58,6 +59,7 @@ void HbmNode::submit(int client, bool write, std::int64_t issueTime, std::int64_
 
 void HbmNode::setWindow(int client, int requests, int returnLatency) {
     nextValid_ = false;
+    period_.valid = false;
     if (client >= static_cast<int>(windows_.size())) windows_.resize(client + 1);
     windows_[client].cap = requests;
     windows_[client].returnLatency = returnLatency;
@@ -109,6 +111,7 @@ int wrap(int x, int n) {
     const std::int64_t interval = p_.initInterval;
     int offset = cycleOffset_, i = inCycle;
     std::int64_t last = 0;
+    bool bound = false;
     for (int r = 0; r < count; ++r, ++i) {
         int channel;
         if (p_.triangularOffset) { // step-perf: off = (off + i) % C for the i-th request of the cycle
@@ -117,6 +120,7 @@ int wrap(int x, int n) {
         } else {
             channel = wrap(offset_ + i, channels);
         }
+        bound |= freeAt[channel] < arrive;
         const std::int64_t start = std::max(freeAt[channel], arrive);
         freeAt[channel] = start + interval;
         std::int64_t latency = p_.latency;
@@ -129,9 +133,11 @@ int wrap(int x, int n) {
     }
     cycleOffset_ = offset;
     inCycle = i;
+    period_.arrivalBound |= bound;
     stats_.requests += count;
     Tile& t = tiles_[tile];
     t.lastDelivery = std::max(t.lastDelivery, last);
+    t.periodLast = std::max(t.periodLast, last);
     // A tile's last packet holds its last requests: it completes with that packet.
     if ((t.remaining -= count) == 0) {
         stats_.lastDelivery = std::max(stats_.lastDelivery, t.lastDelivery);
@@ -148,7 +154,7 @@ void HbmNode::advanceTo(std::int64_t upTo) {
         if (c == kNever || c > upTo) return;
         nextValid_ = false;
         bool completed = false, emptied = false;
-        int inCycle = 0;
+        int inCycle = 0, served = 0;
         cycleOffset_ = offset_;
         for (std::size_t k = 0; k < active_.size(); ++k) {
             auto& q = clients_[active_[k]];
@@ -168,15 +174,107 @@ void HbmNode::advanceTo(std::int64_t upTo) {
                 emptied = emptied || q.empty();
             }
             servePacket(count, c + 1, tile, window, inCycle, completed);
+            ++served;
         }
         offset_ = wrap((p_.triangularOffset ? cycleOffset_ : offset_) + inCycle % p_.channels, p_.channels);
         if (emptied)
             active_.erase(
                 std::remove_if(active_.begin(), active_.end(), [&](int id) { return clients_[id].empty(); }),
                 active_.end());
+        const bool consecutive = c == cycle_;
         cycle_ = c + 1;
-        if (completed) return;
+        if (completed) {
+            period_.valid = false;
+            return;
+        }
+        // A period is only made of consecutive cycles in which every active client was served.
+        if (!consecutive || emptied || served != static_cast<int>(active_.size())) period_.valid = false;
+        followPeriod(upTo);
     }
+}
+
+bool HbmNode::steady() const {
+    for (int id : active_) {
+        const TileRun& run = clients_[id].front;
+        if (run.visible() > cycle_ || run.left <= run.par) return false;
+        const int client = id >> 1;
+        if (client < static_cast<int>(windows_.size()) && windows_[client].cap > 0) return false;
+    }
+    return !active_.empty();
+}
+
+void HbmNode::followPeriod(std::int64_t upTo) {
+    if (!p_.fastForward || !steady()) {
+        period_.valid = false;
+        return;
+    }
+    Period& s = period_;
+    const int channels = p_.channels;
+    auto snapshot = [&] {
+        s.valid = true;
+        s.cycle = cycle_;
+        s.offset = offset_;
+        s.arrivalBound = false;
+        s.channelFree = channelFree_;
+        for (int id : active_)
+            tiles_[clients_[id].front.tile].periodLast = 0;
+    };
+    // Until every channel has started, a request's latency depends on more than the channel's free cycle.
+    if (!p_.startupEveryRequest &&
+        std::find(channelStarted_.begin(), channelStarted_.end(), false) != channelStarted_.end())
+        return;
+    if (!s.valid) {
+        snapshot();
+        return;
+    }
+    const std::int64_t P = cycle_ - s.cycle;
+    if (s.offset != offset_) {
+        if (P > 4 * channels) snapshot();
+        return;
+    }
+    // Back at the snapshot relative to the clock: a channel free by the next arrival is as good as idle.
+    bool clocked = true;
+    for (int ch = 0; ch < channels && clocked; ++ch)
+        clocked = std::max<std::int64_t>(channelFree_[ch] - cycle_, 1) ==
+                  std::max<std::int64_t>(s.channelFree[ch] - s.cycle, 1);
+    std::int64_t shift = P;
+    if (!clocked) {
+        // Or every channel shifted alike, at least as far as the clock, with no request having waited for its
+        // arrival: arrivals then never catch up with the channels.
+        shift = channelFree_[0] - s.channelFree[0];
+        bool shifted = !s.arrivalBound && shift >= P;
+        for (int ch = 1; ch < channels && shifted; ++ch)
+            shifted = channelFree_[ch] - s.channelFree[ch] == shift;
+        if (!shifted) {
+            if (P > 4 * channels) snapshot();
+            return;
+        }
+    }
+    // Whole periods until the horizon or until some run's last packet.
+    std::int64_t k = (upTo - cycle_ + 1) / P;
+    for (int id : active_) {
+        const TileRun& run = clients_[id].front;
+        k = std::min(k, (run.left - 1) / (P * run.par));
+    }
+    if (k <= 0) return;
+    std::int64_t requests = 0;
+    for (int id : active_) {
+        TileRun& run = clients_[id].front;
+        const std::int64_t n = k * P * run.par;
+        run.packet += k * P;
+        run.left -= n;
+        Tile& t = tiles_[run.tile];
+        t.remaining -= n;
+        t.lastDelivery = std::max(t.lastDelivery, t.periodLast + k * shift);
+        requests += n;
+    }
+    for (auto& f : channelFree_)
+        f += k * shift;
+    stats_.requests += requests;
+    stats_.skippedCycles += k * P;
+    cycle_ += k * P;
+    nextValid_ = false;
+    s.valid = false;
 }
 
 } // namespace steprdu::hw::mem

@@ -24,12 +24,15 @@ struct HbmParams {
     // channel offset (off += i for the i-th request of a cycle) instead of round robin.
     bool startupEveryRequest = true;
     bool triangularOffset = true;
+    // Skip repeating stretches of cycles whole periods at a time (same results; off only to check that).
+    bool fastForward = true;
 };
 
 struct HbmStats {
     std::int64_t requests = 0;
     std::int64_t tiles = 0;
     std::int64_t lastDelivery = 0;
+    std::int64_t skippedCycles = 0; // front-end cycles fast-forwarded as repeats of a period
 };
 
 class HbmNode {
@@ -75,8 +78,25 @@ class HbmNode {
     };
     struct Tile {
         std::int64_t remaining = 0, lastDelivery = 0;
+        std::int64_t periodLast = 0; // its last delivery since the period's snapshot
         Completion done;
     };
+    // A snapshot of the channels taken at the start of a steady cycle: every active client served one full
+    // packet a cycle, none windowed. When the channels come back to it, relative to the clock or shifted
+    // uniformly while no request waited for its arrival, the cycles since repeat until a tile's last packet
+    // or the caller's horizon, and are skipped whole periods at a time: a tile's packets in a long stream
+    // cost a few periods instead of one step each.
+    struct Period {
+        bool valid = false;
+        std::int64_t cycle = 0;
+        int offset = 0;
+        bool arrivalBound = false; // a request in the period started at its arrival, not at its channel
+        std::vector<std::int64_t> channelFree;
+    };
+    // True if every active client's next packet is visible at cycle_ and full, and none has a window.
+    bool steady() const;
+    // Takes the snapshot, or skips whole periods if the channels are back at it.
+    void followPeriod(std::int64_t upTo);
     struct Window;
     // Serves a packet of `count` requests of `tile` arriving at `arrive`, the request after `inCycle`
     // others this cycle; `window`: its client's, when it has a cap.
@@ -100,6 +120,7 @@ class HbmNode {
     std::vector<int> freeTiles_;
     std::int64_t cycle_ = 0;
     int offset_ = 0, cycleOffset_ = 0;
+    Period period_;
     // nextCycle()'s answer until a submit, a window change or a processed cycle.
     mutable std::int64_t next_ = kNever;
     mutable bool nextValid_ = false;
