@@ -187,6 +187,8 @@ TEST(CycleEndToEnd, FunctionalRunsMatchTheInterpreter) {
         {"attention", {"strategy=dynamic", "batch=9", "regions=2"}},
         {"copy", {"bytes=65536", "streams=2"}},
         {"gemm", {"m=64", "k=96", "n=32", "tile_m=32", "tile_k=32", "tile_n=16"}},
+        {"qkv",
+         {"hidden=64", "heads=8", "kv_heads=2", "head_dim=16", "batch=8", "tile_k=32", "elem_bytes=4"}},
     };
     for (const auto& [tb, knobs] : cases) {
         SCOPED_TRACE(tb + " " + knobs.front());

@@ -1,0 +1,168 @@
+#include "testbenches/Testbench.h"
+
+#include <fmt/format.h>
+
+#include "step_ops/GraphBuilder.h"
+#include "step_ops/TensorStore.h"
+
+// QKV generation of a decoder layer (STeP 5.5): x[B, hidden] times the fused QKV weight
+// [hidden, (heads + 2 kv_heads) x head_dim] as a weight-streaming GEMM, the batch split over `regions`
+// (four in the paper). Each weight tile (tile_k x head_dim: one head's columns) is loaded once and
+// broadcast to every region, whose x rows are re-read per head and reduced over hidden in a MapAccum.
+// The results leave as rows, stored where the attention graph reads them: the query rows of token b and
+// head h at row b x heads + h of `query` (so the queries of one KV head are one queries_per_kv x head_dim
+// tile), the new key and value rows of token b and KV head g at row b x kv_heads + g of `k_new`, `v_new`.
+
+namespace steprdu::tb {
+
+namespace {
+
+class QkvTestbench : public Testbench {
+  public:
+    std::string name() const override { return "qkv"; }
+    std::string doc() const override {
+        return "QKV generation of a decoder layer: batch-parallel weight-streaming GEMM, queries retiled per "
+               "KV head (Fig 17's first part)";
+    }
+    std::vector<Knob> knobs() const override;
+    Workload build(const Knobs& k, bool functional) const override;
+};
+
+struct HeadShape {
+    std::int64_t hidden, heads, kvHeads, headDim;
+};
+
+// The dimensions the artifact's scripts use (../shared/docs/experiments.md 4.5): Qwen3-30B-A3B with the
+// attention sweep's head_dim 64 (the model card says 128), Mixtral-8x7B with 128.
+HeadShape headShape(const std::string& m) {
+    if (m == "qwen") return {2048, 32, 4, 64};
+    return {4096, 32, 8, 128};
+}
+
+constexpr std::int64_t kMaxFunctionalValues = 64LL << 20;
+
+} // namespace
+
+using namespace step;
+
+std::vector<Knob> QkvTestbench::knobs() const {
+    return {
+        {"model", "mixtral", "mixtral | qwen: sets hidden, heads, kv_heads, head_dim"},
+        {"hidden", "", "model dimension D (default: the model's)"},
+        {"heads", "", "query heads H (default: the model's)"},
+        {"kv_heads", "", "key/value heads (default: the model's); divides heads"},
+        {"head_dim", "", "head dimension (default: the model's)"},
+        {"batch", "64", "tokens B"},
+        {"regions", "4", "batch-parallel regions (the paper's four); divides batch"},
+        {"tile_k", "", "rows of hidden per x and weight tile (default: hidden, one tile)"},
+        {"compute_bw", "4096", "FLOPs/cycle of each region's matmul"},
+        {"elem_bytes", "2", "bytes per loaded and stored element (2: bf16 as the paper's runs)"},
+        {"par_dispatch", "16",
+         "64-byte requests the weight load issues per cycle (16: the step_eval HBM peak of 1024 B/cycle)"},
+        {"seed", "5", "seed of x and the weights"}};
+}
+
+Workload QkvTestbench::build(const Knobs& k, bool functional) const {
+    const std::string model = k.choice("model", {"mixtral", "qwen"});
+    const HeadShape m = headShape(model);
+    const std::int64_t D = k.given("hidden") ? k.integer("hidden", 1, 1 << 20) : m.hidden;
+    const std::int64_t H = k.given("heads") ? k.integer("heads", 1, 1 << 12) : m.heads;
+    const std::int64_t G = k.given("kv_heads") ? k.divisor("kv_heads", H, "heads") : m.kvHeads;
+    const std::int64_t hd = k.given("head_dim") ? k.integer("head_dim", 1, 1 << 16) : m.headDim;
+    const std::int64_t B = k.integer("batch", 1, 1 << 20);
+    const std::int64_t R = k.divisor("regions", B, "batch");
+    const std::int64_t tk = k.given("tile_k") ? k.divisor("tile_k", D, "hidden") : D;
+    const std::int64_t bw = k.integer("compute_bw", 1, 1LL << 40);
+    const int eb = static_cast<int>(k.integer("elem_bytes", 1, 8));
+    const int par = static_cast<int>(k.integer("par_dispatch", 1, 1024));
+    const std::int64_t seed = k.integer("seed", 0, 1LL << 40);
+
+    const std::int64_t n = H + 2 * G, N = n * hd, kt = D / tk, rows = B / R;
+    const bool withData = functional && B * D + D * N + 2 * B * N <= kMaxFunctionalValues;
+
+    GraphBuilder b;
+    b.tensor("x", B, D, "randn", static_cast<std::uint64_t>(seed * 100 + 1));
+    b.tensor("W_qkv", D, N, "xavier", static_cast<std::uint64_t>(seed * 100 + 2));
+    b.graph().setTensorClass("W_qkv", "weights");
+    b.tensor("query", B * H, hd);
+    b.tensor("k_new", B * G, hd);
+    b.tensor("v_new", B * G, hd);
+
+    // Over (head column block j, hidden block i): W tile i * n + j, loaded once for all regions.
+    Stream weights = b.flatten(
+        b.linearOffChipLoad("W_qkv", tk, hd, {1, n}, {n, kt}, std::nullopt, eb, par, "load_w_qkv"), 1, 2);
+    // Over (j, i, region r): x tile r * kt + i, every region's rows re-read for every head. The regions'
+    // tiles alternate so that each takes its x tile with the weight tile broadcast to all of them (region
+    // by region, the broadcast would wait for regions whose x has not come yet, and they for it).
+    Stream x = b.flatten(
+        b.linearOffChipLoad("x", rows, tk, {0, 1, kt}, {n, kt, R}, std::nullopt, eb, par, "load_x"), 0, 3);
+    auto xs = b.parallelize(x, static_cast<int>(R), "split_batch");
+
+    // Which part of the fused output each head column block is: 0 queries, 1 keys, 2 values.
+    std::vector<std::vector<int>> part;
+    for (std::int64_t j = 0; j < n; ++j)
+        part.push_back({j < H ? 0 : j < H + G ? 1 : 2});
+    const char* outName[] = {"query", "k_new", "v_new"};
+    const std::int64_t heads[] = {H, G, G};
+    for (std::int64_t r = 0; r < R; ++r) {
+        const std::string p = fmt::format("r{}.", r);
+        Stream xr = b.reshape(xs[r], kt, 0, false, p + "x"); // [n * kt] -> [n, kt], as the weights
+        Stream y =
+            b.mapAccum(xr, weights, Function::matmul(), InitFn::zero(rows, hd), 1, {bw, false}, p + "matmul");
+        Stream sel = b.flatten(b.selectGen(part, 3, Shape({Dim(1), Dim(n)}), p + "part"), 0, 1);
+        auto parts = b.partition(y, sel, 0, 3, p + "split_qkv");
+        for (int q = 0; q < 3; ++q) {
+            parts[q].setShape(Shape({Dim(heads[q])}));
+            // One head's rows-of-tokens tile becomes rows, each stored at its (token, head) row.
+            Stream rowsOut = b.retileStreamify(parts[q], true, false, p + outName[q] + "_rows");
+            rowsOut.setShape(Shape({Dim(heads[q] * rows)}));
+            std::vector<std::uint64_t> at;
+            for (std::int64_t h = 0; h < heads[q]; ++h)
+                for (std::int64_t t = r * rows; t < (r + 1) * rows; ++t)
+                    at.push_back(static_cast<std::uint64_t>(t * heads[q] + h));
+            Stream addr =
+                b.flatten(b.metadataGen(at, Shape({Dim(1), Dim(static_cast<std::int64_t>(at.size()))}),
+                                        p + outName[q] + "_at"),
+                          0, 1);
+            b.sink(b.randomOffChipStore(addr, rowsOut, outName[q], eb, p + "store_" + outName[q]),
+                   p + outName[q] + "_ack");
+        }
+    }
+
+    Workload w;
+    w.graph = b.finish();
+    w.channelDepth = 2;
+    w.timingElemBytes = eb == 2 ? 2 : 0;
+    w.params = {{"model", model},        {"hidden", D},      {"heads", H},          {"kv_heads", G},
+                {"head_dim", hd},        {"batch", B},       {"regions", R},        {"tile_k", tk},
+                {"compute_bw", bw},      {"elem_bytes", eb}, {"par_dispatch", par}, {"seed", seed},
+                {"functional", withData}};
+    w.figureFlops = 2 * B * D * N;
+    w.check = [=](const TensorStore& mem) {
+        const auto& X = mem.values("x");
+        const auto& W = mem.values("W_qkv");
+        std::vector<float> got;
+        std::vector<double> want;
+        for (int q = 0; q < 3; ++q) {
+            const auto& out = mem.values(outName[q]);
+            got.insert(got.end(), out.begin(), out.end());
+            const std::int64_t first = q == 0 ? 0 : q == 1 ? H : H + G; // the part's first head column block
+            for (std::int64_t t = 0; t < B; ++t)
+                for (std::int64_t h = 0; h < heads[q]; ++h)
+                    for (std::int64_t d = 0; d < hd; ++d) {
+                        double s = 0;
+                        for (std::int64_t i = 0; i < D; ++i)
+                            s += double(X[t * D + i]) * W[i * N + (first + h) * hd + d];
+                        want.push_back(s);
+                    }
+        }
+        return relativeError(got, want);
+    };
+    return w;
+}
+
+std::unique_ptr<Testbench> makeQkvTestbench() {
+    return std::make_unique<QkvTestbench>();
+}
+
+} // namespace steprdu::tb
