@@ -49,7 +49,7 @@ std::vector<Stream> GraphBuilder::add(const std::string& kind, const nlohmann::j
     std::vector<StreamRef> refs;
     for (auto& s : ins)
         refs.push_back(s.ref());
-    int i = g_.add(kind, g_.uniqueName(name.empty() ? kind : name), args, refs);
+    int i = g_.add(kind, g_.uniqueName(prefix_ + (name.empty() ? kind : name)), args, refs);
     std::vector<Stream> outs;
     for (int o = 0; o < static_cast<int>(g_.op(i).outputs().size()); ++o)
         outs.emplace_back(this, StreamRef{i, o});

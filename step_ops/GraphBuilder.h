@@ -3,6 +3,7 @@
 // streams against what the operator accepts, and returns its output stream(s).
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "step_ops/Function.h"
@@ -38,6 +39,10 @@ class GraphBuilder {
     Graph& graph() { return g_; }
     const Graph& graph() const { return g_; }
     Graph finish(); // finalize (broadcast insertion, dangling-stream check) and hand over the graph
+    // Prepended to the names of the operators added from now on (a part of a larger graph, e.g. one layer's
+    // attention, keeps its own names apart); empty by default.
+    void setNamePrefix(std::string prefix) { prefix_ = std::move(prefix); }
+    const std::string& namePrefix() const { return prefix_; }
 
     void tensor(const std::string& name, std::int64_t rows, std::int64_t cols,
                 const std::string& init = "zeros", std::uint64_t seed = 0);
@@ -124,6 +129,7 @@ class GraphBuilder {
 
   private:
     Graph g_;
+    std::string prefix_;
 };
 
 } // namespace steprdu::step
