@@ -1,3 +1,4 @@
+#include "testbenches/MoeLayer.h"
 #include "testbenches/Testbench.h"
 
 #include <cmath>
@@ -35,16 +36,6 @@ using namespace step;
 
 namespace {
 
-struct ModelShape {
-    int experts, topK;
-    std::int64_t hidden, inter;
-};
-
-ModelShape modelShape(const std::string& m) {
-    if (m == "qwen") return {128, 8, 2048, 768}; // Qwen3-30B-A3B
-    return {8, 2, 4096, 14336};                  // Mixtral-8x7B
-}
-
 // Functional runs allocate every weight; beyond this many values the run is token-flow only.
 constexpr std::int64_t kMaxFunctionalValues = 64LL << 20;
 
@@ -76,7 +67,7 @@ std::vector<Knob> MoeTestbench::knobs() const {
 
 Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     const std::string model = k.choice("model", {"mixtral", "qwen"});
-    ModelShape m = modelShape(model);
+    const MoeModel m = moeModel(model);
     const int E = k.given("experts") ? static_cast<int>(k.integer("experts", 1, 4096)) : m.experts;
     const int K = k.given("topk") ? static_cast<int>(k.integer("topk", 1, E)) : m.topK;
     const std::int64_t D = k.given("hidden") ? k.integer("hidden", 1, 1 << 20) : m.hidden;
@@ -128,15 +119,13 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         b.tensor("routing_weights", B, K, w);
     }
     const int G = E / R;
-    const std::int64_t nf = F / tf;
     auto expertSeed = [&](int e, int which) {
         return static_cast<std::uint64_t>(seed * 1000 + 10 + e * 3 + which);
     };
     // A region's weight tensors: W_up / W_gate / W_down (which = 0, 1, 2), one expert's unless
     // time-multiplexed.
-    const char* weightNames[] = {"W_up", "W_gate", "W_down"};
     auto weightTensor = [&](int which, int r) {
-        return fmt::format(R == E ? "{}_{}" : "{}_r{}", weightNames[which], r);
+        return fmt::format(R == E ? "{}_{}" : "{}_r{}", kMoeWeightNames[which], r);
     };
     for (int r = 0; r < R; ++r) {
         // A region's weights: its experts' matrices concatenated along dim 0 (one expert when R == E).
@@ -160,133 +149,26 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
         }
     }
 
-    // Routing selectors from the trace: multi-hot per token, and one-hot per top-k slot.
-    std::vector<std::vector<int>> multi;
-    nlohmann::json oneHot = nlohmann::json::array();
-    for (auto& row : routing.rows) {
-        std::vector<int> s(row.begin(), row.end());
-        std::sort(s.begin(), s.end());
-        multi.push_back(s);
-        for (int e : row)
-            oneHot.push_back(std::vector<int>{e});
-        oneHot.push_back("S1");
-    }
-    if (!routing.rows.empty()) oneHot.back() = "S2";
-    Stream selMulti = b.selectGen(multi, E, Shape({Dim(1), Dim(B)}), "select_tokens");
-    Stream selOne =
-        b.source("selector", Shape({Dim(1), Dim(B), Dim(K)}), oneHot, {{"width", E}}, "select_slots");
-
-    Stream x = b.flatten(b.linearOffChipLoad("x", 1, D, {1, 1}, {B, 1}, std::nullopt, eb, 1, "load_x"), 0, 1);
-    auto xs = b.partition(x, selMulti, 0, E, "route_x");
-
-    MapOptions o{bw, false};
-    const std::int64_t packBw = dynamic && !k.given("compute_bw") ? 1024 : bw;
-    std::vector<Stream> packed;
-    for (int e = 0; e < E; ++e) {
-        std::string p = fmt::format("e{}.", e);
-        if (dynamic) {
-            Stream rows = b.flatten(b.reshapeAddOuter(xs[e], 1, false, p + "reshape"), 0, 1);
-            TileType tile{xs[e].shape().dims()[0].size, D, ElemType::F32};
-            packed.push_back(b.accum(rows, Function(Function::Kind::RetileRow), InitFn::empty(D), 1,
-                                     {packBw, false}, tile, p + "pack"));
-        } else {
-            Stream rows = b.flatten(b.reshapeAddOuter(xs[e], T, true, p + "reshape"), 1, 2);
-            packed.push_back(b.accum(rows, Function(Function::Kind::RetileRow), InitFn::empty(D), 1,
-                                     {packBw, false}, TileType{T, D, ElemType::F32}, p + "pack"));
-        }
-    }
-
-    // The SwiGLU body, once per region, on a stream of packed tiles and the matching weight tiles.
-    auto swiglu = [&](const std::string& p, Stream in, Stream wUp, Stream wGate, Stream wDown) {
-        Stream rep = b.repeatStatic(in, nf, p + "repeat");
-        Stream up = b.map({rep, wUp}, Function::matmul(), o, p + "up");
-        Stream gate = b.map({rep, wGate}, Function::matmul(), o, p + "gate");
-        Stream h = b.map({b.map({gate}, Function(Function::Kind::Silu), o, p + "silu"), up},
-                         Function(Function::Kind::Mul), o, p + "mul");
-        return b.mapAccum(h, wDown, Function::matmul(), dynamic ? InitFn::empty(D) : InitFn::zero(T, D), 1, o,
-                          p + "down");
-    };
-    std::vector<Stream> expertOut(E);
-    Bindings bind, rateBind;
-    for (int e = 0; e < E; ++e) {
-        bind[xs[e].shape().dims()[0].size.symName()] = counts[e];
-    }
-    auto tilesOf = [&](int e) { return dynamic ? (counts[e] > 0 ? 1 : 0) : (counts[e] + T - 1) / T; };
-    // Time-multiplexed regions merge their experts' tiles and address the weights of the expert at hand.
-    std::vector<Stream> regionIn(packed.begin(), packed.begin() + R), which, addr;
-    if (R < E) {
-        for (int r = 0; r < R; ++r) {
-            std::string p = fmt::format("r{}.", r);
-            std::vector<Stream> group(packed.begin() + r * G, packed.begin() + (r + 1) * G);
-            auto [t, w] = b.eagerMerge(group, 0, p + "merge");
-            regionIn[r] = t;
-            which.push_back(w);
-            if (dynamic) { // the region's buffers are sized for its largest dynamic tile, its rates for the
-                           // mean
-                long long largest = 0, rows = 0, tiles = 0;
-                for (int j = 0; j < G; ++j) {
-                    largest = std::max(largest, counts[r * G + j]);
-                    rows += counts[r * G + j];
-                    tiles += counts[r * G + j] > 0;
-                }
-                bind[p + "merge_rows"] = largest;
-                rateBind[p + "merge_rows"] = tiles > 0 ? (rows + tiles - 1) / tiles : 0;
-            }
-        }
-        for (int r = 0; r < R; ++r)
-            addr.push_back(b.expertAddrGen(which[r], nf, 0, fmt::format("r{}.weight_addr", r)));
-    }
-    // The weight loads are made as the scripts make them, every region's up loads, then gate, then down: the
-    // HBM node serves its readers in creation order.
-    std::vector<Stream> loads[3];
-    for (int w = 0; w < 3; ++w)
-        for (int r = 0; r < R; ++r) {
-            std::int64_t tr = w == 2 ? tf : D, tc = w == 2 ? D : tf;
-            std::string name = fmt::format(R == E ? "e{}.load_{}" : "r{}.load_{}", r, weightNames[w]);
-            Stream raw = R == E ? b.linearOffChipLoad(weightTensor(w, r), tr, tc, {1, 1}, {nf, 1}, packed[r],
-                                                      eb, 1, name)
-                                : b.randomOffChipLoad(addr[r], weightTensor(w, r), tr, tc, eb, 0, name);
-            loads[w].push_back(b.flatten(raw, 0, 1));
-        }
-    for (int r = 0; r < R; ++r) {
-        std::string p = fmt::format(R == E ? "e{}." : "r{}.", r);
-        Stream y = swiglu(p, regionIn[r], loads[0][r], loads[1][r], loads[2][r]);
-        if (R == E) {
-            expertOut[r] = y;
-            continue;
-        }
-        auto split = b.partition(y, which[r], 0, G, p + "split");
-        for (int j = 0; j < G; ++j) {
-            expertOut[r * G + j] = split[j];
-            bind[split[j].shape().dims()[0].size.symName()] = tilesOf(r * G + j);
-        }
-    }
-    // The routing weights are loaded after the expert weights, as in the scripts (whose graph gains a node
-    // when it is first consumed): the HBM node serves its readers in creation order.
-    Stream rw = b.linearOffChipLoad("routing_weights", 1, 1, {K, 1}, {B, K}, std::nullopt, eb, 1,
-                                    "load_routing_weights");
-    auto ws = b.partition(rw, selOne, 0, E, "route_w");
-    for (int e = 0; e < E; ++e)
-        bind[ws[e].shape().dims()[0].size.symName()] = counts[e];
-    std::vector<Stream> scaled;
-    for (int e = 0; e < E; ++e) {
-        std::string p = fmt::format("e{}.", e);
-        Stream rows = b.retileStreamify(expertOut[e], true, true, p + "unpack");
-        rows.setShape(xs[e].shape()); // padding rows are dropped: exactly the expert's tokens remain
-        scaled.push_back(b.map({rows, ws[e]}, Function(Function::Kind::Mul), o, p + "weight"));
-    } // The gather reads its own copy of the token selectors (as a second SelectGen over the same routing
-    // tensor would): fed by a Broadcast, the partition could not run ahead of the gather by more than the
-    // stream depth, and the pipeline would deadlock.
-    Stream selGather = b.selectGen(multi, E, Shape({Dim(1), Dim(B)}), "select_tokens_gather");
-    Stream gathered = b.reassemble(scaled, selGather, 0, "gather");
-    gathered.setShape(Shape({Dim(1), Dim(B), Dim(K)})); // every token gathers exactly K expert rows
-    Stream y =
-        b.accum(gathered, Function(Function::Kind::Add), InitFn::zero(1, D), 1, o, std::nullopt, "combine");
-    b.linearOffChipStore(y, "out", 1, "store_out");
+    MoeShape shape;
+    shape.E = E;
+    shape.K = K;
+    shape.R = R;
+    shape.D = D;
+    shape.F = F;
+    shape.tf = tf;
+    shape.dynamic = dynamic;
+    shape.T = T;
+    shape.eb = eb;
+    shape.bw = bw;
+    shape.packBw = dynamic && !k.given("compute_bw") ? 1024 : bw;
+    shape.routing = routing;
+    MoePorts io;
+    io.weight = weightTensor;
+    const MoeGraph part = buildMoe(b, shape, io);
     Workload w;
     w.graph = b.finish();
-    w.bindings = bind;
-    w.rateBindings = rateBind;
+    w.bindings = part.bindings;
+    w.rateBindings = part.rateBindings;
     w.channelDepth = k.integer("channel_depth", 0, 1 << 20);
     w.timingElemBytes = eb == 2 ? 2 : 0;
     w.params = {{"model", model},
@@ -304,12 +186,8 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
                 {"seed", seed},
                 {"channel_depth", w.channelDepth},
                 {"functional", withData}};
-    // The paper scripts' FLOP count per expert with b rows (padded rows included): 2*b*D*F*3 + b*F + 8*b*D*F.
-    for (int e = 0; e < E; ++e) {
-        std::int64_t rows = dynamic ? counts[e] : tilesOf(e) * T;
-        w.figureFlops += rows * (14 * D * F + F);
-        w.paddedFlops += (rows - counts[e]) * (14 * D * F + F);
-    }
+    w.figureFlops = part.figureFlops;
+    w.paddedFlops = part.paddedFlops;
     w.check = [=](const TensorStore& mem) {
         const auto& X = mem.values("x");
         const auto& RW = mem.values("routing_weights");
