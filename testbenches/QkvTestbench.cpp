@@ -1,3 +1,4 @@
+#include "testbenches/QkvGeneration.h"
 #include "testbenches/Testbench.h"
 
 #include <fmt/format.h>
@@ -5,13 +6,7 @@
 #include "step_ops/GraphBuilder.h"
 #include "step_ops/TensorStore.h"
 
-// QKV generation of a decoder layer (STeP 5.5): x[B, hidden] times the fused QKV weight
-// [hidden, (heads + 2 kv_heads) x head_dim] as a weight-streaming GEMM, the batch split over `regions`
-// (four in the paper). Each weight tile (tile_k x head_dim: one head's columns) is loaded once and
-// broadcast to every region, whose x rows are re-read per head and reduced over hidden in a MapAccum.
-// The results leave as rows, stored where the attention graph reads them: the query rows of token b and
-// head h at row b x heads + h of `query` (so the queries of one KV head are one queries_per_kv x head_dim
-// tile), the new key and value rows of token b and KV head g at row b x kv_heads + g of `k_new`, `v_new`.
+// QKV generation alone (testbenches/QkvGeneration.h has the graph), checked against x times the weight.
 
 namespace steprdu::tb {
 
@@ -77,7 +72,7 @@ Workload QkvTestbench::build(const Knobs& k, bool functional) const {
     const int par = static_cast<int>(k.integer("par_dispatch", 1, 1024));
     const std::int64_t seed = k.integer("seed", 0, 1LL << 40);
 
-    const std::int64_t n = H + 2 * G, N = n * hd, kt = D / tk, rows = B / R;
+    const std::int64_t N = (H + 2 * G) * hd;
     const bool withData = functional && B * D + D * N + 2 * B * N <= kMaxFunctionalValues;
 
     GraphBuilder b;
@@ -88,46 +83,18 @@ Workload QkvTestbench::build(const Knobs& k, bool functional) const {
     b.tensor("k_new", B * G, hd);
     b.tensor("v_new", B * G, hd);
 
-    // Over (head column block j, hidden block i): W tile i * n + j, loaded once for all regions.
-    Stream weights = b.flatten(
-        b.linearOffChipLoad("W_qkv", tk, hd, {1, n}, {n, kt}, std::nullopt, eb, par, "load_w_qkv"), 1, 2);
-    // Over (j, i, region r): x tile r * kt + i, every region's rows re-read for every head. The regions'
-    // tiles alternate so that each takes its x tile with the weight tile broadcast to all of them (region
-    // by region, the broadcast would wait for regions whose x has not come yet, and they for it).
-    Stream x = b.flatten(
-        b.linearOffChipLoad("x", rows, tk, {0, 1, kt}, {n, kt, R}, std::nullopt, eb, par, "load_x"), 0, 3);
-    auto xs = b.parallelize(x, static_cast<int>(R), "split_batch");
-
-    // Which part of the fused output each head column block is: 0 queries, 1 keys, 2 values.
-    std::vector<std::vector<int>> part;
-    for (std::int64_t j = 0; j < n; ++j)
-        part.push_back({j < H ? 0 : j < H + G ? 1 : 2});
-    const char* outName[] = {"query", "k_new", "v_new"};
-    const std::int64_t heads[] = {H, G, G};
-    for (std::int64_t r = 0; r < R; ++r) {
-        const std::string p = fmt::format("r{}.", r);
-        Stream xr = b.reshape(xs[r], kt, 0, false, p + "x"); // [n * kt] -> [n, kt], as the weights
-        Stream y =
-            b.mapAccum(xr, weights, Function::matmul(), InitFn::zero(rows, hd), 1, {bw, false}, p + "matmul");
-        Stream sel = b.flatten(b.selectGen(part, 3, Shape({Dim(1), Dim(n)}), p + "part"), 0, 1);
-        auto parts = b.partition(y, sel, 0, 3, p + "split_qkv");
-        for (int q = 0; q < 3; ++q) {
-            parts[q].setShape(Shape({Dim(heads[q])}));
-            // One head's rows-of-tokens tile becomes rows, each stored at its (token, head) row.
-            Stream rowsOut = b.retileStreamify(parts[q], true, false, p + outName[q] + "_rows");
-            rowsOut.setShape(Shape({Dim(heads[q] * rows)}));
-            std::vector<std::uint64_t> at;
-            for (std::int64_t h = 0; h < heads[q]; ++h)
-                for (std::int64_t t = r * rows; t < (r + 1) * rows; ++t)
-                    at.push_back(static_cast<std::uint64_t>(t * heads[q] + h));
-            Stream addr =
-                b.flatten(b.metadataGen(at, Shape({Dim(1), Dim(static_cast<std::int64_t>(at.size()))}),
-                                        p + outName[q] + "_at"),
-                          0, 1);
-            b.sink(b.randomOffChipStore(addr, rowsOut, outName[q], eb, p + "store_" + outName[q]),
-                   p + outName[q] + "_ack");
-        }
-    }
+    QkvShape shape;
+    shape.hidden = D;
+    shape.heads = H;
+    shape.kvHeads = G;
+    shape.headDim = hd;
+    shape.batch = B;
+    shape.regions = R;
+    shape.tileK = tk;
+    shape.computeBw = bw;
+    shape.elemBytes = eb;
+    shape.parDispatch = par;
+    buildQkv(b, shape, QkvPorts{});
 
     Workload w;
     w.graph = b.finish();
@@ -139,6 +106,8 @@ Workload QkvTestbench::build(const Knobs& k, bool functional) const {
                 {"functional", withData}};
     w.figureFlops = 2 * B * D * N;
     w.check = [=](const TensorStore& mem) {
+        const char* outName[] = {"query", "k_new", "v_new"};
+        const std::int64_t heads[] = {H, G, G};
         const auto& X = mem.values("x");
         const auto& W = mem.values("W_qkv");
         std::vector<float> got;
