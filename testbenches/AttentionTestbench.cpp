@@ -150,14 +150,7 @@ Workload AttentionTestbench::build(const Knobs& k, bool functional) const {
     // metadata (16) and the K/V write-back FIFOs (4); bf16 timing.
     w.channelDepth = 1;
     w.timingElemBytes = c.eb == 2 ? 2 : 0;
-    for (const auto& n : depths.writeBackBroadcasts)
-        w.depthByProducer[n] = 4;
-    for (int i = 0; i < w.graph.numOps(); ++i) {
-        const Operator& op = w.graph.op(i);
-        if (op.kind() != "Broadcast" || depths.writeBackBroadcasts.count(op.name())) continue;
-        if (depths.metadataProducers.count(w.graph.op(op.inputs().at(0).op).name()))
-            w.depthByProducer[op.name()] = 16;
-    }
+    setAttentionDepths(w, depths);
     w.params = {{"trace", kv.source},    {"strategy", strategy}, {"regions", R},     {"tile_n", c.tn},
                 {"batch", c.B},          {"compute_bw", c.bw},   {"head_dim", c.hd}, {"queries_per_kv", c.Q},
                 {"max_n", c.maxN},       {"elem_bytes", c.eb},   {"seed", c.seed},   {"kv_tiles", totalTiles},

@@ -94,6 +94,17 @@ std::vector<std::vector<int>> oneHot(const std::vector<int>& classes) {
 
 } // namespace
 
+void setAttentionDepths(Workload& w, const AttentionDepths& d) {
+    for (const auto& n : d.writeBackBroadcasts)
+        w.depthByProducer[n] = 4;
+    for (int i = 0; i < w.graph.numOps(); ++i) {
+        const Operator& op = w.graph.op(i);
+        if (op.kind() != "Broadcast" || d.writeBackBroadcasts.count(op.name())) continue;
+        if (d.metadataProducers.count(w.graph.op(op.inputs().at(0).op).name()))
+            w.depthByProducer[op.name()] = 16;
+    }
+}
+
 std::vector<std::vector<std::size_t>> splitRequests(const AttentionShape& c, const std::string& strategy,
                                                     std::int64_t regions) {
     std::vector<std::vector<std::size_t>> regionReqs;

@@ -21,6 +21,7 @@
 #include "step_ops/GraphBuilder.h"
 #include "step_ops/Interpreter.h"
 #include "step_ops/TensorStore.h"
+#include "testbenches/Testbench.h"
 
 namespace steprdu::tb {
 
@@ -75,6 +76,10 @@ struct AttentionPorts {
 struct AttentionDepths {
     std::set<std::string> metadataProducers, writeBackBroadcasts;
 };
+
+// The artifact's deeper FIFOs: 4 after the K/V write-back Broadcasts, 16 after the Broadcasts of per-region
+// metadata.
+void setAttentionDepths(Workload& w, const AttentionDepths& d);
 
 // Which requests each region serves: coarse (blocks of 16, block j to region j mod R, with
 // R = min(B / 16, regions), at least 1) or round robin (interleaved; dynamic sizes its symbolic shapes with

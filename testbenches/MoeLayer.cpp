@@ -1,8 +1,11 @@
 #include "testbenches/MoeLayer.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
+
+#include "step_ops/TensorStore.h"
 
 namespace steprdu::tb {
 
@@ -11,6 +14,19 @@ using namespace step;
 MoeModel moeModel(const std::string& name) {
     if (name == "qwen") return {128, 8, 2048, 768}; // Qwen3-30B-A3B
     return {8, 2, 4096, 14336};                     // Mixtral-8x7B
+}
+
+std::vector<float> softmaxRoutingWeights(std::int64_t B, int K, std::uint64_t seed) {
+    auto logits = randomNormal(B * K, seed);
+    std::vector<float> w(B * K);
+    for (std::int64_t t = 0; t < B; ++t) {
+        double s = 0;
+        for (int j = 0; j < K; ++j)
+            s += std::exp(double(logits[t * K + j]));
+        for (int j = 0; j < K; ++j)
+            w[t * K + j] = static_cast<float>(std::exp(double(logits[t * K + j])) / s);
+    }
+    return w;
 }
 
 MoeGraph buildMoe(GraphBuilder& b, const MoeShape& m, const MoePorts& io) {
@@ -92,8 +108,9 @@ MoeGraph buildMoe(GraphBuilder& b, const MoeShape& m, const MoePorts& io) {
                     rows += counts[r * G + j];
                     tiles += counts[r * G + j] > 0;
                 }
-                g.bindings[p + "merge_rows"] = largest;
-                g.rateBindings[p + "merge_rows"] = tiles > 0 ? (rows + tiles - 1) / tiles : 0;
+                g.bindings[b.namePrefix() + p + "merge_rows"] = largest;
+                g.rateBindings[b.namePrefix() + p + "merge_rows"] =
+                    tiles > 0 ? (rows + tiles - 1) / tiles : 0;
             }
         }
         for (int r = 0; r < R; ++r)

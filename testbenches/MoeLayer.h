@@ -54,6 +54,9 @@ struct MoeGraph {
     std::int64_t figureFlops = 0, paddedFlops = 0; // the paper scripts' count, and its padding rows' part
 };
 
+// Routing weights: a softmax over each token's K random logits (the paper uses random weights too), B x K.
+std::vector<float> softmaxRoutingWeights(std::int64_t B, int K, std::uint64_t seed);
+
 // Adds the layer to `b` (operators named with b's prefix).
 MoeGraph buildMoe(step::GraphBuilder& b, const MoeShape& m, const MoePorts& io);
 

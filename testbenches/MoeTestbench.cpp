@@ -105,19 +105,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     GraphBuilder b;
     b.tensor("x", B, D, "randn", seed * 1000 + 1);
     b.tensor("out", B, D);
-    // Routing weights: softmax over each token's K random logits (the paper uses random weights too).
-    {
-        auto logits = randomNormal(B * K, seed * 1000 + 2);
-        std::vector<float> w(B * K);
-        for (std::int64_t t = 0; t < B; ++t) {
-            double s = 0;
-            for (int j = 0; j < K; ++j)
-                s += std::exp(double(logits[t * K + j]));
-            for (int j = 0; j < K; ++j)
-                w[t * K + j] = static_cast<float>(std::exp(double(logits[t * K + j])) / s);
-        }
-        b.tensor("routing_weights", B, K, w);
-    }
+    b.tensor("routing_weights", B, K, softmaxRoutingWeights(B, K, seed * 1000 + 2));
     const int G = E / R;
     auto expertSeed = [&](int e, int which) {
         return static_cast<std::uint64_t>(seed * 1000 + 10 + e * 3 + which);

@@ -73,6 +73,7 @@ const std::vector<std::unique_ptr<Testbench>>& testbenches() {
         v.push_back(makeMoeTestbench());
         v.push_back(makeAttentionTestbench());
         v.push_back(makeQkvTestbench());
+        v.push_back(makeDecoderTestbench());
         v.push_back(makeCopyTestbench());
         v.push_back(makeGemmTestbench());
         v.push_back(makeGraphFileTestbench());

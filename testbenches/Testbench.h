@@ -74,6 +74,7 @@ std::unique_ptr<Testbench> makeAttentionTestbench();
 std::unique_ptr<Testbench> makeCopyTestbench();
 std::unique_ptr<Testbench> makeGemmTestbench();
 std::unique_ptr<Testbench> makeQkvTestbench();
+std::unique_ptr<Testbench> makeDecoderTestbench();
 std::unique_ptr<Testbench> makeGraphFileTestbench();
 // Every testbench, in the order `steprdu list` shows them.
 const std::vector<std::unique_ptr<Testbench>>& testbenches();

@@ -189,6 +189,9 @@ TEST(CycleEndToEnd, FunctionalRunsMatchTheInterpreter) {
         {"gemm", {"m=64", "k=96", "n=32", "tile_m=32", "tile_k=32", "tile_n=16"}},
         {"qkv",
          {"hidden=64", "heads=8", "kv_heads=2", "head_dim=16", "batch=8", "tile_k=32", "elem_bytes=4"}},
+        {"decoder",
+         {"hidden=32", "heads=4", "kv_heads=2", "head_dim=8", "experts=4", "topk=2", "inter=32", "tile_f=16",
+          "batch=8", "max_n=4096", "elem_bytes=4", "variant=optimized", "regions=2"}},
     };
     for (const auto& [tb, knobs] : cases) {
         SCOPED_TRACE(tb + " " + knobs.front());

@@ -1,0 +1,93 @@
+// Whole decoder layers at a reduced size: QKV generation, attention and the MoE fused in one graph leave
+// exactly a direct computation's values, for every variant and across layers; the variants take the
+// paper's settings (5.5); bad knobs are refused by name.
+#include <gtest/gtest.h>
+
+#include "step_ops/Interpreter.h"
+#include "step_ops/Metrics.h"
+#include "testbenches/Testbench.h"
+#include "util/Error.h"
+
+using namespace steprdu;
+
+namespace {
+// 4 heads of 8 over 2 KV heads (hidden 32), 4 experts of inter 32, 8 tokens of the bundled KV trace.
+const std::vector<std::string> kSmall{"hidden=32", "heads=4",    "kv_heads=2",  "head_dim=8",
+                                      "experts=4", "topk=2",     "inter=32",    "tile_f=16",
+                                      "batch=8",   "max_n=4096", "elem_bytes=4"};
+
+tb::Workload build(std::vector<std::string> knobs, bool functional = true) {
+    const auto& t = tb::findTestbench("decoder");
+    return t.build(tb::Knobs(t.name(), t.knobs(), knobs), functional);
+}
+
+void expectExact(std::vector<std::string> extra) {
+    auto knobs = kSmall;
+    knobs.insert(knobs.end(), extra.begin(), extra.end());
+    auto w = build(knobs);
+    ASSERT_TRUE(w.params.value("functional", false));
+    step::Interpreter interp(true);
+    auto r = interp.run(w.graph);
+    // float32 host math against a double reference through three parts: ~4e-7 in practice.
+    EXPECT_LE(w.check(interp.memory()), 1e-5);
+    auto m = step::bindMetrics(w.graph, step::analyzeGraph(w.graph), w.bindings);
+    EXPECT_EQ(r.offChipReadBytes + r.offChipWriteBytes, m.offChipBytes);
+}
+} // namespace
+
+TEST(TbDecoder, EveryVariantMatchesADirectComputation) {
+    for (const char* v : {"variant=memory_matched", "variant=performance_matched", "variant=optimized"}) {
+        SCOPED_TRACE(v);
+        expectExact({v});
+    }
+}
+
+TEST(TbDecoder, LayersChainThroughTheirOwnWeightsAndCaches) {
+    expectExact({"variant=optimized", "layers=2"});
+    expectExact({"variant=memory_matched", "layers=3"});
+}
+
+TEST(TbDecoder, TimeMultiplexedExpertRegions) {
+    expectExact({"variant=optimized", "regions=2"});
+    expectExact({"variant=memory_matched", "regions=2", "tile_n=4"});
+}
+
+TEST(TbDecoder, VariantsTakeThePapersSettings) {
+    auto params = [](std::vector<std::string> knobs) { return build(knobs, false).params; };
+    auto p = params({"variant=memory_matched"});
+    EXPECT_EQ(p["tile_n"], 16);
+    EXPECT_EQ(p["attention_strategy"], "interleaved");
+    EXPECT_EQ(p["regions"], 8);
+    p = params({"variant=performance_matched"});
+    EXPECT_EQ(p["tile_n"], 32);
+    p = params({"variant=optimized"});
+    EXPECT_EQ(p["tile_n"], "dynamic");
+    EXPECT_EQ(p["attention_strategy"], "dynamic");
+    EXPECT_EQ(p["regions"], 8); // no time-multiplexing for Mixtral: all its experts are active at batch 64
+    p = params({"model=qwen", "variant=memory_matched"});
+    EXPECT_EQ(p["tile_n"], 8);
+    EXPECT_EQ(p["regions"], 128);
+    EXPECT_EQ(p["heads"].get<int>() * p["head_dim"].get<int>(), p["hidden"].get<int>());
+    p = params({"model=qwen", "variant=performance_matched"});
+    EXPECT_EQ(p["tile_n"], 64);
+    p = params({"model=qwen", "variant=optimized"});
+    EXPECT_EQ(p["regions"], 32); // Fig 12's highlighted point
+    EXPECT_EQ(p["batch"], 64);
+}
+
+TEST(TbDecoder, BadKnobsAreRefusedByName) {
+    auto refused = [](std::vector<std::string> knobs, const std::string& knob) {
+        try {
+            build(knobs, false);
+        } catch (const BadInput& e) {
+            EXPECT_NE(std::string(e.what()).find(knob), std::string::npos) << e.what();
+            return;
+        }
+        ADD_FAILURE() << "accepted " << knob;
+    };
+    refused({"variant=fastest"}, "variant");
+    refused({"layers=0"}, "layers");
+    refused({"hidden=1024"}, "hidden");
+    refused({"kv_trace=bundled:kv_b16_seed5.csv"}, "kv_trace"); // 16 requests for 64 routed tokens
+    refused({"max_n=100"}, "max_n");
+}
