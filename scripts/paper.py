@@ -126,6 +126,41 @@ def side_by_side(results, figure, x, group, y, title, xlabel, ylabel, xfmt=str, 
     return fig
 
 
+def fig17(results):
+    """Each model's three decoder-layer variants, normalised to memory-matched: cycles, on-chip memory and
+    allocated compute (flops / cycles / compute utilisation)."""
+    rows = read(results, "fig17", "roofline")
+    if not rows:
+        return None, {}
+    variants = ["memory_matched", "performance_matched", "optimized"]
+    models = []
+    for r in rows:
+        if r["series"] not in models:
+            models.append(r["series"])
+
+    def metric(r, y):
+        if y == "allocated":
+            return num(r["flops"]) / num(r["cycles"]) / num(r["compute_utilization"])
+        return num(r[y])
+
+    fig, axes = plt.subplots(1, 3, figsize=(WIDTH, HEIGHT), dpi=DPI)
+    fig.suptitle("decoder layer on the roofline backend, each model relative to its memory-matched layer")
+    for ax, (y, title) in zip(axes, [("cycles", "cycles"), ("on_chip_bytes", "on-chip memory"),
+                                     ("allocated", "allocated compute")]):
+        width = 0.8 / len(variants)
+        for i, v in enumerate(variants):
+            vals = []
+            for m in models:
+                pick = {r["variant"]: r for r in rows if r["series"] == m}
+                vals.append(metric(pick[v], y) / metric(pick["memory_matched"], y) if v in pick else math.nan)
+            ax.bar([k + (i - 1) * width for k in range(len(models))], vals, width, label=v.replace("_", "-"))
+        ax.set_xticks(range(len(models)))
+        ax.set_xticklabels(models)
+        ax.set_title(f"{title}, relative")
+        ax.legend(fontsize=8)
+    return fig, {}
+
+
 FIGURES = [
     ("fig8", "Fig 8: SwiGLU tile sweep, cycle-level against roofline", fig8),
     ("fig9", "Fig 9: MoE batch 64, static tiles vs dynamic tiling",
@@ -139,6 +174,7 @@ FIGURES = [
                              "cycles", short_trace), {})),
     ("fig15", "Fig 15: attention, static coarse vs dynamic, batch 16-64",
      lambda r: (side_by_side(r, "fig15", "batch", "series", "cycles", "attention", "batch", "cycles"), {})),
+    ("fig17", "Fig 17: decoder layers, memory-matched / performance-matched / optimized", fig17),
     ("fig21", "Fig 21: attention, three strategies, batches 16/64/80",
      lambda r: (side_by_side(r, "fig21", "trace", "strategy", "cycles", "attention", "KV trace (stdev)", "cycles",
                              short_trace, panels="series"), {})),

@@ -12,7 +12,8 @@ if [ ! -d "$shared/traces" ]; then
     echo "make paper: the figures need the real traces in $shared (set STEPRDU_SHARED)" >&2
     exit 2
 fi
-# Fig 10's batch-1024 MoE takes too long cycle by cycle for the one-hour budget on two cores: roofline only.
+# Fig 10's batch-1024 MoE takes too long cycle by cycle for the one-hour budget on two cores, and Fig 17's Qwen
+# static layers do not fit step_eval's PCUs even at one per operator (1,141 of 1,040): roofline only.
 cycle_figures=" fig8 fig9 fig12_13 fig14 fig15 fig21 "
 mkdir -p "$out/sweeps"
 for spec in configs/experiments/*.yaml; do

@@ -24,7 +24,7 @@ double paretoImprovementDistance(const std::vector<ParetoPoint>& baseline, Paret
 }
 
 std::vector<std::string> claimExperiments() {
-    return {"fig9", "fig10", "fig12_13", "fig15", "fig21"};
+    return {"fig9", "fig10", "fig12_13", "fig15", "fig21", "fig17"};
 }
 
 namespace {
@@ -125,6 +125,56 @@ std::vector<Claim> paperClaims(const std::map<std::string, ExperimentResult>& re
                      geomeanSlowdown(it->second, "interleaved")});
         c.push_back({"Fig 21", "geomean speedup of dynamic over static coarse (b16, b64, b80)", 1.85,
                      geomeanSlowdown(it->second, "coarse")});
+    }
+    if (auto it = results.find("fig17"); it != results.end()) {
+        const auto& r = it->second;
+        auto row = [&](const char* model, const char* variant) { return find(r, model, "variant", variant); };
+        // On-chip memory as Fig 9 plots it: the static variants' full requirement, the optimized one's
+        // active.
+        auto memory = [&](const nlohmann::json& x) {
+            return num(x, x["params"]["tile_n"] == "dynamic" ? "on_chip_bytes_active" : "on_chip_bytes");
+        };
+        auto speedup = [&](const char* model, const char* base) {
+            return num(row(model, base), "cycles") / num(row(model, "optimized"), "cycles");
+        };
+        auto saved = [&](const char* model, const char* base) {
+            return 1 - memory(row(model, "optimized")) / memory(row(model, base));
+        };
+        // The paper's speedups imply an attention and QKV part of about 5.5 M cycles in its Mixtral layer
+        // (1.27x and 1.05x over a MoE of 4.6 M and 2.8 M cycles); this model's is about 1.4 M, so the MoE's
+        // tiling decides more of the layer here.
+        const std::string mixGap = "the MoE is a larger part of this model's layer than of the paper's";
+        Claim c1{"Fig 17", "Mixtral: optimized speedup over memory-matched", 1.27,
+                 speedup("mixtral", "memory_matched")};
+        c1.gap = mixGap;
+        c.push_back(c1);
+        Claim c2{"Fig 17", "Qwen: optimized speedup over memory-matched", 1.15,
+                 speedup("qwen", "memory_matched")};
+        c2.gap = mixGap;
+        c.push_back(c2);
+        Claim c3{"Fig 17", "Qwen: on-chip memory saved over memory-matched", 0.69,
+                 saved("qwen", "memory_matched")};
+        c3.absolute = true;
+        c.push_back(c3);
+        Claim c4{"Fig 17", "Qwen: compute resources saved over memory-matched", 0.54,
+                 1 - num(row("qwen", "optimized"), "allocated_flops_per_cycle") /
+                         num(row("qwen", "memory_matched"), "allocated_flops_per_cycle")};
+        c4.absolute = true;
+        c.push_back(c4);
+        Claim c5{"Fig 17", "Mixtral: on-chip memory saved over performance-matched", 0.20,
+                 saved("mixtral", "performance_matched")};
+        c5.absolute = true;
+        c.push_back(c5);
+        Claim c6{"Fig 17", "Qwen: on-chip memory saved over performance-matched", 0.88,
+                 saved("qwen", "performance_matched")};
+        c6.absolute = true;
+        c.push_back(c6);
+        c.push_back({"Fig 17", "Mixtral: optimized speedup over performance-matched", 1.05,
+                     speedup("mixtral", "performance_matched")});
+        Claim c8{"Fig 17", "Qwen: optimized speedup over performance-matched", 1.14,
+                 speedup("qwen", "performance_matched")};
+        c8.gap = "time-multiplexing and dynamic attention over (token, KV head) requests gain nothing here";
+        c.push_back(c8);
     }
     return c;
 }

@@ -64,8 +64,11 @@ int printClaims(const std::map<std::string, tb::ExperimentResult>& results, cons
                      {"paper", cl.paper},
                      {"measured", cl.measured},
                      {"relative_difference", (cl.measured - cl.paper) / cl.paper},
-                     {"kind", cl.upperBound ? "upper_bound" : "value"},
-                     {"holds", cl.ok()}});
+                     {"kind", cl.upperBound ? "upper_bound"
+                              : cl.absolute ? "fraction"
+                                            : "value"},
+                     {"holds", cl.ok()},
+                     {"known_gap", cl.gap}});
     bool all = std::all_of(claims.begin(), claims.end(), [](const auto& cl) { return cl.ok(); });
     if (writeReport({{"claims", j}, {"all_hold", all}}, out + "/claims.json", json)) return 0;
     std::cout << fmt::format("{:7} {:84} {:>8} {:>9} {:>7}\n", "figure", "claim", "paper", "measured",
@@ -75,7 +78,9 @@ int printClaims(const std::map<std::string, tb::ExperimentResult>& results, cons
                                  cl.measured, 100 * (cl.measured - cl.paper) / cl.paper,
                                  cl.upperBound ? (cl.ok() ? "(bound: below)" : "(bound: not below)")
                                  : cl.ok()     ? ""
-                                               : "(outside 10%)");
+                                 : cl.absolute ? fmt::format("(outside {:g} points)", 100 * cl.tolerance)
+                                               : fmt::format("(outside {:g}%){}", 100 * cl.tolerance,
+                                                             cl.gap.empty() ? "" : "; known gap: " + cl.gap));
     return 0;
 }
 

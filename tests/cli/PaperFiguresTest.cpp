@@ -44,10 +44,24 @@ TEST(PaperFigures, ReducedSweepsBecomePngsOfTheExpectedSizeAndPaperMd) {
                      (dir / "sweeps/fig9-roofline").string())
                   .code,
               0);
+    // Fig 17 from scaled-down decoder layers (series and variant as configs/experiments/fig17.yaml names
+    // them).
+    const std::string small =
+        "{hidden: 32, heads: 4, kv_heads: 2, head_dim: 8, experts: 4, topk: 2, inter: 32, "
+        "tile_f: 16, batch: 8, max_n: 4096, elem_bytes: 4";
+    std::ofstream(dir / "fig17.yaml")
+        << "testbench: decoder\nruns:\n  - label: mixtral\n    knobs: " << small
+        << "}\n    sweep: {variant: [memory_matched, performance_matched, optimized]}\n"
+        << "  - label: qwen\n    knobs: " << small
+        << ", model: qwen}\n    sweep: {variant: [memory_matched, optimized]}\n";
+    ASSERT_EQ(runCli("sweep " + (dir / "fig17.yaml").string() + " --quiet --out " +
+                     (dir / "sweeps/fig17-roofline").string())
+                  .code,
+              0);
     const std::string cmd = "/usr/bin/python3 " + std::string(STEPRDU_SOURCE_DIR) + "/scripts/paper.py " +
                             dir.string() + " > /dev/null 2>&1";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
-    for (const char* name : {"fig8", "fig9"}) {
+    for (const char* name : {"fig8", "fig9", "fig17"}) {
         const auto png = dir / "figures" / (std::string(name) + ".png");
         ASSERT_TRUE(fs::exists(png)) << png;
         EXPECT_GT(fs::file_size(png), 10'000u) << png;
@@ -58,6 +72,7 @@ TEST(PaperFigures, ReducedSweepsBecomePngsOfTheExpectedSizeAndPaperMd) {
     const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("figures/fig8.png"), std::string::npos);
     EXPECT_NE(text.find("figures/fig9.png"), std::string::npos);
+    EXPECT_NE(text.find("figures/fig17.png"), std::string::npos);
     EXPECT_NE(text.find("Fig 8 Pearson r"), std::string::npos);
     fs::remove_all(dir);
 }
