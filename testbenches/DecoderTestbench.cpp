@@ -39,17 +39,6 @@ class DecoderTestbench : public Testbench {
     Workload build(const Knobs& k, bool functional) const override;
 };
 
-struct LayerModel {
-    std::int64_t hidden, heads, kvHeads, headDim;
-};
-
-// The artifact's attention dimensions (../shared/docs/experiments.md 4.5): Qwen3-30B-A3B's head_dim is
-// 64 there (the model card says 128; 32 x 64 = its hidden 2048), Mixtral-8x7B's 128.
-LayerModel layerModel(const std::string& m) {
-    if (m == "qwen") return {2048, 32, 4, 64};
-    return {4096, 32, 8, 128};
-}
-
 constexpr std::int64_t kMaxFunctionalValues = 64LL << 20;
 
 // One element once every acknowledgement of `acks` has come: the next part's loads wait for it.
@@ -105,7 +94,7 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     const std::string variant = k.choice("variant", {"memory_matched", "performance_matched", "optimized"});
     const bool optimized = variant == "optimized";
     const int L = static_cast<int>(k.integer("layers", 1, 1024));
-    const LayerModel lm = layerModel(model);
+    const HeadModel lm = headModel(model);
     const MoeModel mm = moeModel(model);
     const std::int64_t H = k.given("heads") ? k.integer("heads", 1, 1 << 12) : lm.heads;
     const std::int64_t G = k.given("kv_heads") ? k.divisor("kv_heads", H, "heads") : lm.kvHeads;

@@ -6,6 +6,11 @@ namespace steprdu::tb {
 
 using namespace step;
 
+HeadModel headModel(const std::string& name) {
+    if (name == "qwen") return {2048, 32, 4, 64};
+    return {4096, 32, 8, 128};
+}
+
 void buildQkv(GraphBuilder& b, const QkvShape& s, const QkvPorts& io) {
     const std::int64_t D = s.hidden, H = s.heads, G = s.kvHeads, hd = s.headDim, B = s.batch, R = s.regions,
                        tk = s.tileK, bw = s.computeBw;

@@ -15,6 +15,15 @@
 
 namespace steprdu::tb {
 
+// A model's attention heads: the dimensions the artifact's scripts use (../shared/docs/experiments.md 4.5).
+// Qwen3-30B-A3B's head_dim is 64 there (the model card says 128; 32 x 64 is its hidden 2048), Mixtral-8x7B's
+// 128.
+struct HeadModel {
+    std::int64_t hidden, heads, kvHeads, headDim;
+};
+// "qwen", else Mixtral.
+HeadModel headModel(const std::string& name);
+
 struct QkvShape {
     std::int64_t hidden = 4096, heads = 32, kvHeads = 8, headDim = 128;
     std::int64_t batch = 64, regions = 4, tileK = 4096, computeBw = 4096;

@@ -23,17 +23,6 @@ class QkvTestbench : public Testbench {
     Workload build(const Knobs& k, bool functional) const override;
 };
 
-struct HeadShape {
-    std::int64_t hidden, heads, kvHeads, headDim;
-};
-
-// The dimensions the artifact's scripts use (../shared/docs/experiments.md 4.5): Qwen3-30B-A3B with the
-// attention sweep's head_dim 64 (the model card says 128), Mixtral-8x7B with 128.
-HeadShape headShape(const std::string& m) {
-    if (m == "qwen") return {2048, 32, 4, 64};
-    return {4096, 32, 8, 128};
-}
-
 constexpr std::int64_t kMaxFunctionalValues = 64LL << 20;
 
 } // namespace
@@ -59,7 +48,7 @@ std::vector<Knob> QkvTestbench::knobs() const {
 
 Workload QkvTestbench::build(const Knobs& k, bool functional) const {
     const std::string model = k.choice("model", {"mixtral", "qwen"});
-    const HeadShape m = headShape(model);
+    const HeadModel m = headModel(model);
     const std::int64_t D = k.given("hidden") ? k.integer("hidden", 1, 1 << 20) : m.hidden;
     const std::int64_t H = k.given("heads") ? k.integer("heads", 1, 1 << 12) : m.heads;
     const std::int64_t G = k.given("kv_heads") ? k.divisor("kv_heads", H, "heads") : m.kvHeads;
