@@ -448,11 +448,15 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
                     }
                 }
             const auto rw = routingWeights(l);
+            std::vector<std::vector<float>> weights[3]; // per expert: W_up, W_gate, W_down, made once
+            for (int which = 0; which < 3; ++which)
+                for (int e = 0; e < E; ++e)
+                    weights[which].push_back(moeWeight(l, e, which));
             std::vector<double> y(B * D, 0.0), hidden(F);
             for (std::int64_t t = 0; t < B; ++t)
                 for (int j = 0; j < K; ++j) {
                     const int e = routing.rows[t][j];
-                    const auto Wu = moeWeight(l, e, 0), Wg = moeWeight(l, e, 1), Wd = moeWeight(l, e, 2);
+                    const auto &Wu = weights[0][e], &Wg = weights[1][e], &Wd = weights[2][e];
                     for (std::int64_t f = 0; f < F; ++f) {
                         double u = 0, gt = 0;
                         for (std::int64_t d = 0; d < D; ++d) {

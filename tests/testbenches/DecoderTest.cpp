@@ -3,10 +3,7 @@
 // paper's settings (5.5); bad knobs are refused by name.
 #include <gtest/gtest.h>
 
-#include "step_ops/Interpreter.h"
-#include "step_ops/Metrics.h"
-#include "testbenches/Testbench.h"
-#include "util/Error.h"
+#include "tests/testbenches/TestbenchChecks.h"
 
 using namespace steprdu;
 
@@ -17,21 +14,14 @@ const std::vector<std::string> kSmall{"hidden=32", "heads=4",    "kv_heads=2",  
                                       "batch=8",   "max_n=4096", "elem_bytes=4"};
 
 tb::Workload build(std::vector<std::string> knobs, bool functional = true) {
-    const auto& t = tb::findTestbench("decoder");
-    return t.build(tb::Knobs(t.name(), t.knobs(), knobs), functional);
+    return test::buildTestbench("decoder", knobs, functional);
 }
 
 void expectExact(std::vector<std::string> extra) {
     auto knobs = kSmall;
     knobs.insert(knobs.end(), extra.begin(), extra.end());
-    auto w = build(knobs);
-    ASSERT_TRUE(w.params.value("functional", false));
-    step::Interpreter interp(true);
-    auto r = interp.run(w.graph);
     // float32 host math against a double reference through three parts: ~4e-7 in practice.
-    EXPECT_LE(w.check(interp.memory()), 1e-5);
-    auto m = step::bindMetrics(w.graph, step::analyzeGraph(w.graph), w.bindings);
-    EXPECT_EQ(r.offChipReadBytes + r.offChipWriteBytes, m.offChipBytes);
+    test::expectFunctional("decoder", knobs, 1e-5);
 }
 } // namespace
 
@@ -77,13 +67,7 @@ TEST(TbDecoder, VariantsTakeThePapersSettings) {
 
 TEST(TbDecoder, BadKnobsAreRefusedByName) {
     auto refused = [](std::vector<std::string> knobs, const std::string& knob) {
-        try {
-            build(knobs, false);
-        } catch (const BadInput& e) {
-            EXPECT_NE(std::string(e.what()).find(knob), std::string::npos) << e.what();
-            return;
-        }
-        ADD_FAILURE() << "accepted " << knob;
+        test::expectRefusedByName("decoder", knobs, knob);
     };
     refused({"variant=fastest"}, "variant");
     refused({"layers=0"}, "layers");

@@ -2,22 +2,14 @@
 // computation and the off-chip bytes the run moved equal the symbolic traffic.
 #include <gtest/gtest.h>
 
-#include "step_ops/Metrics.h"
-#include "testbenches/Testbench.h"
+#include "tests/testbenches/TestbenchChecks.h"
 
 using namespace steprdu;
 
 namespace {
+// float32 host math against a double reference: ~1e-6 in practice.
 void expectFunctional(const std::string& testbench, const std::vector<std::string>& knobs) {
-    const auto& t = tb::findTestbench(testbench);
-    auto w = t.build(tb::Knobs(t.name(), t.knobs(), knobs), true);
-    ASSERT_TRUE(w.params.value("functional", true));
-    step::Interpreter interp(true);
-    auto r = interp.run(w.graph);
-    // float32 host math against a double reference: ~1e-6 in practice.
-    EXPECT_LE(w.check(interp.memory()), 1e-4);
-    auto m = step::bindMetrics(w.graph, step::analyzeGraph(w.graph), w.bindings);
-    EXPECT_EQ(r.offChipReadBytes + r.offChipWriteBytes, m.offChipBytes);
+    test::expectFunctional(testbench, knobs, 1e-4);
 }
 } // namespace
 

@@ -2,10 +2,8 @@
 // the attention graph reads them, and the bytes it moves follow from its schedule.
 #include <gtest/gtest.h>
 
-#include "step_ops/Interpreter.h"
 #include "step_ops/Metrics.h"
-#include "testbenches/Testbench.h"
-#include "util/Error.h"
+#include "tests/testbenches/TestbenchChecks.h"
 
 using namespace steprdu;
 
@@ -14,21 +12,16 @@ const std::vector<std::string> kSmall{"hidden=64", "heads=8",   "kv_heads=2",  "
                                       "batch=8",   "regions=4", "elem_bytes=4"};
 
 tb::Workload build(std::vector<std::string> knobs, bool functional = true) {
-    const auto& t = tb::findTestbench("qkv");
-    return t.build(tb::Knobs(t.name(), t.knobs(), knobs), functional);
+    return test::buildTestbench("qkv", knobs, functional);
 }
 } // namespace
 
 TEST(TbQkv, StoresTheProductOfXAndTheFusedWeight) {
     for (const char* tileK : {"tile_k=64", "tile_k=16"}) {
+        SCOPED_TRACE(tileK);
         auto knobs = kSmall;
         knobs.push_back(tileK);
-        auto w = build(knobs);
-        step::Interpreter interp(true);
-        auto r = interp.run(w.graph);
-        EXPECT_LE(w.check(interp.memory()), 1e-5) << tileK; // float32 sums of 64 terms against double
-        auto m = step::bindMetrics(w.graph, step::analyzeGraph(w.graph), w.bindings);
-        EXPECT_EQ(r.offChipReadBytes + r.offChipWriteBytes, m.offChipBytes) << tileK;
+        test::expectFunctional("qkv", knobs, 1e-5); // float32 sums of 64 terms against double
     }
 }
 
@@ -43,16 +36,7 @@ TEST(TbQkv, MovesTheWeightsOnceAndXOncePerHead) {
 }
 
 TEST(TbQkv, BadKnobsAreRefusedByName) {
-    auto refused = [](std::vector<std::string> knobs, const std::string& knob) {
-        try {
-            build(knobs, false);
-        } catch (const BadInput& e) {
-            EXPECT_NE(std::string(e.what()).find(knob), std::string::npos) << e.what();
-            return;
-        }
-        ADD_FAILURE() << "accepted " << knob;
-    };
-    refused({"heads=8", "kv_heads=3"}, "kv_heads");
-    refused({"batch=6", "regions=4"}, "regions");
-    refused({"hidden=64", "tile_k=24"}, "tile_k");
+    test::expectRefusedByName("qkv", {"heads=8", "kv_heads=3"}, "kv_heads");
+    test::expectRefusedByName("qkv", {"batch=6", "regions=4"}, "regions");
+    test::expectRefusedByName("qkv", {"hidden=64", "tile_k=24"}, "tile_k");
 }
