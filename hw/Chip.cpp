@@ -48,6 +48,7 @@ Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph&
                                                   static_cast<int>(place.units.size()), store, functional,
                                                   s.timingElemBytes));
         if (place.folded) continue;
+        ops_.back()->setTimeShared(place.timeShared);
         std::vector<Unit*> group;
         for (std::size_t u = 1; u < place.units.size(); ++u)
             group.push_back(&unitAt(place.units[u]));

@@ -19,9 +19,11 @@ namespace steprdu::cli {
 namespace {
 
 const char* kUnitBenches =
-    R"(  pcu matmul  m= k= n= [count=1] [units=1] [arrival=0]   [m,k] x [k,n] on the systolic array of `units` PCUs
-  pcu simd    fn=add|mul|silu|exp|rowsum rows= cols= [count=1] [units=1] [arrival=0]
+    R"(  pcu matmul  m= k= n= [count=1] [units=1] [arrival=0] [sharing=1]
+              [m,k] x [k,n] on the systolic array of `units` PCUs
+  pcu simd    fn=add|mul|silu|exp|rowsum rows= cols= [count=1] [units=1] [arrival=0] [sharing=1]
               element-wise on the SIMD pipeline
+              (`sharing`: that many copies of the operator take turns on the PCU, as pnr's shrink pairs them)
   pmu stream  bytes= [stride=1] [count=1] [port=read|write]   one port streaming; stride in words
   agcu read   rows= cols= [tensor_rows=] [tensor_cols=] [elem_bytes=2] [tiles=1] [par=4]
               tiles of a row-major tensor through one AGCU from the HBM node
@@ -42,8 +44,8 @@ const std::vector<Spec>& specs() {
           {"n", "16", "columns of B and of the result"},
           {"count", "1", "tile pairs streamed"},
           {"units", "1", "PCUs in the operator's group"},
-          {"arrival", "0",
-           "cycles each input tile takes to stream in, back to back (0: all ready at once)"}}},
+          {"arrival", "0", "cycles each input tile takes to stream in, back to back (0: all ready at once)"},
+          {"sharing", "1", "copies of the operator taking turns on the PCU"}}},
         {"pcu",
          "simd",
          {{"fn", "add", "add | mul | silu | exp | rowsum"},
@@ -51,8 +53,8 @@ const std::vector<Spec>& specs() {
           {"cols", "16", "tile columns"},
           {"count", "1", "tiles streamed"},
           {"units", "1", "PCUs in the operator's group"},
-          {"arrival", "0",
-           "cycles each input tile takes to stream in, back to back (0: all ready at once)"}}},
+          {"arrival", "0", "cycles each input tile takes to stream in, back to back (0: all ready at once)"},
+          {"sharing", "1", "copies of the operator taking turns on the PCU"}}},
         {"pmu",
          "stream",
          {{"bytes", "65536", "bytes per access"},
@@ -130,6 +132,7 @@ int cmdUnit(const Args& args) {
             b.count = k.integer("count", 1, kMax);
             b.units = static_cast<int>(k.integer("units", 1, 1 << 20));
             b.arrival = k.integer("arrival", 0, kMax);
+            b.sharing = static_cast<int>(k.integer("sharing", 1, 64));
             return hw::runPcuBench(cfg, b);
         }
         if (spec->unit == "pmu") {

@@ -112,6 +112,12 @@ Placement placeConstructive(const step::Graph& g, const HwConfig& cfg, const Vir
             break;
         }
     }
+    // An operator sharing a PCU (`shrink`) runs on its host's.
+    for (int i = 0; i < n; ++i)
+        if (v.sharesWith[i] >= 0) {
+            pl.ops[i].units = pl.ops[v.sharesWith[i]].units;
+            pl.ops[i].timeShared = pl.ops[v.sharesWith[i]].timeShared = true;
+        }
     assignAgcus(g, cfg, v, bindings, pl);
     // Folded operators run on their producer's unit (resolved last: a feedback edge may point forward).
     for (int i = 0; i < n; ++i) {

@@ -57,7 +57,7 @@ int VirtualUnits::total(UnitKind k) const {
 int VirtualUnits::unitsOf(int op) const {
     switch (role[op]) {
     case Role::Pcu:
-        return pcus[op];
+        return sharesWith[op] >= 0 ? 1 : pcus[op];
     case Role::Pmu:
         return pmus[op];
     case Role::Agcu:
@@ -130,23 +130,27 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
         }
     }
     v.pcus.assign(n, 0);
+    v.sharesWith.assign(n, -1);
     v.pmus.assign(n, 0);
     v.stagePmus.resize(n);
     // The rate model's run time: off-chip bytes at the memory's peak, each compute group's FLOPs at its peak
     // and each of its streams through its units' ports (a flit per unit and cycle).
     double offChip = 0, runCycles = 1;
+    std::vector<double> oneUnitCycles(n, 0); // each compute operator's run on one PCU, for `shrink`'s pairs
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
         offChip += static_cast<double>(op.offChipBytes().eval(rates.bindings).value_or(0));
         if (v.role[i] == Role::Pcu) {
             v.pcus[i] = static_cast<int>(std::max<std::int64_t>(1, (op.computeBw() + peak - 1) / peak));
             const double flops = static_cast<double>(op.flops().eval(rates.bindings).value_or(0));
-            runCycles = std::max(runCycles, flops / (double(v.pcus[i]) * double(peak)));
-            const double ports = double(v.pcus[i]) * cfg.rdn.flit_bytes;
+            double streamed = 0;
             for (const auto& in : op.inputs())
-                runCycles = std::max(runCycles, v.outputBytes[in.op][in.out] / ports);
+                streamed = std::max(streamed, v.outputBytes[in.op][in.out]);
             for (double b : v.outputBytes[i])
-                runCycles = std::max(runCycles, b / ports);
+                streamed = std::max(streamed, b);
+            oneUnitCycles[i] = std::max(flops / double(peak), streamed / cfg.rdn.flit_bytes);
+            runCycles = std::max({runCycles, flops / (double(v.pcus[i]) * double(peak)),
+                                  streamed / (double(v.pcus[i]) * cfg.rdn.flit_bytes)});
         }
     }
     v.runCycles = std::max(runCycles, offChip / tierPeakBytesPerCycle(cfg, Tier::Hbm));
@@ -238,13 +242,47 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
             int largest = -1;
             for (int i = 0; i < n; ++i)
                 if (v.pcus[i] > 1 && (largest < 0 || v.pcus[i] > v.pcus[largest])) largest = i;
-            if (largest < 0) overflow(UnitKind::Pcu, "every compute operator is down to one PCU");
+            if (largest < 0) break;
             --v.pcus[largest];
             --total;
         }
-        for (int i = 0; i < n; ++i)
-            if (v.pcus[i] != before[i])
+        // Every compute operator is down to one PCU: operators join a producer's PCU, one operator per host,
+        // the pair with the least work together first.
+        std::vector<bool> hosts(n, false);
+        auto alone = [&](int i) {
+            return v.role[i] == Role::Pcu && v.pcus[i] == 1 && v.sharesWith[i] < 0 && !hosts[i];
+        };
+        while (total > have) {
+            int sharer = -1, host = -1;
+            double least = 0;
+            for (int i = 0; i < n; ++i) {
+                if (!alone(i)) continue;
+                for (const auto& in : g.op(i).inputs()) {
+                    const int h = v.origin[in.op];
+                    const double both = oneUnitCycles[i] + oneUnitCycles[h];
+                    if (h != i && alone(h) && (sharer < 0 || both < least)) {
+                        sharer = i;
+                        host = h;
+                        least = both;
+                    }
+                }
+            }
+            if (sharer < 0)
+                overflow(UnitKind::Pcu,
+                         "every compute operator is down to one PCU and none can share a producer's");
+            v.sharesWith[sharer] = host;
+            v.pcus[sharer] = 0;
+            hosts[host] = true;
+            --total;
+        }
+        for (int i = 0; i < n; ++i) {
+            if (v.sharesWith[i] >= 0)
+                v.shrunk.push_back(fmt::format("{}: {} PCU{} -> shares the PCU of {}", g.op(i).name(),
+                                               before[i], before[i] == 1 ? "" : "s",
+                                               g.op(v.sharesWith[i]).name()));
+            else if (v.pcus[i] != before[i])
                 v.shrunk.push_back(fmt::format("{}: {} -> {} PCUs", g.op(i).name(), before[i], v.pcus[i]));
+        }
     }
 
     // Lanes: as many as the stream's rate asks for, no more than the units at its ends. Off-chip operators

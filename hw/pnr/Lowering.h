@@ -20,7 +20,10 @@
 //
 // The fit check compares the totals with the grid: `error` throws BadInput naming the resource, demand and
 // capacity and the largest consumers; `shrink` takes PCUs away from the largest compute groups, one at a
-// time, until the graph fits, and records what it changed (PMU capacity cannot shrink).
+// time, until the graph fits, and records what it changed (PMU capacity cannot shrink). When every compute
+// operator is down to one PCU and the graph still does not fit, `shrink` lets two operators share a PCU: an
+// operator joins the PCU of one of its producers (time-shared: the PCU does one's work, then the other's),
+// the pairs with the least work together first, so the PCU that slows most slows least.
 #include <map>
 #include <string>
 #include <vector>
@@ -50,11 +53,12 @@ struct VirtualUnits {
     std::vector<std::vector<double>> outputBytes;    // per operator and output: bytes over the run
     std::vector<std::vector<double>> outputElements; // per operator and output: elements over the run
     std::vector<int> pcus, pmus;                     // per operator
+    std::vector<int> sharesWith; // per operator: the operator whose PCU it shares (`shrink`), -1 for none
     std::vector<std::vector<int>> stagePmus; // per operator and input port: its stage buffer's PMUs (0: none)
     std::vector<std::vector<int>> lanes;     // per operator and output: lanes of the stream (1 at least)
     std::vector<int> agcus;                  // per operator: AGCUs of an off-chip operator (0: other roles)
     double runCycles = 1;                    // the rate model's lower bound T
-    std::vector<std::string> shrunk;         // `shrink`: one line per operator it gave fewer PCUs
+    std::vector<std::string> shrunk; // `shrink`: one line per operator it gave fewer PCUs or a shared one
     int total(UnitKind k) const;
     // Units at an operator's own end of its streams: its PCUs, PMUs or AGCUs.
     int unitsOf(int op) const;

@@ -24,6 +24,7 @@ struct Site {
 struct OpPlacement {
     std::vector<Site> units; // the first hosts the operator's process; a folded operator's are its producer's
     bool folded = false;     // runs on its producer's unit with no hardware of its own
+    bool timeShared = false; // shares its PCU with another operator (`shrink`): their work takes turns
     std::vector<int> lanes;  // per output: lane j leaves from units[j % units.size()]
     std::vector<double> elementRates; // per output: elements per cycle the rate model plans
     const Site& host() const { return units.front(); }

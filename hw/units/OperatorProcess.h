@@ -32,6 +32,9 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
     // The units of the operator's virtual unit besides its host (the rest of a compute group).
     void setGroup(std::vector<Unit*> others) { group_ = std::move(others); }
     const std::vector<Unit*>& group() const { return group_; }
+    // Set when another operator's work takes turns with this one's on the same PCU (pnr `shrink`).
+    void setTimeShared(bool s) { timeShared_ = s; }
+    bool timeShared() const { return timeShared_; }
     // Bytes a token occupies on the fabric.
     std::int64_t fabricBytes(const step::Token& t) const;
     std::int64_t fabricBytes(std::int64_t nativeBytes) const;
@@ -79,6 +82,7 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
     Unit& host_;
     int units_;
     std::vector<Unit*> group_;
+    bool timeShared_ = false;
     step::TensorStore& store_;
     bool functional_;
     int timingElemBytes_;

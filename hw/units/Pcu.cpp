@@ -1,5 +1,6 @@
 #include "hw/units/Pcu.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "hw/units/OperatorProcess.h"
@@ -67,6 +68,10 @@ WorkDone Pcu::perform(OperatorProcess& op, const step::Work& w) {
     for (Unit* u : op.group())
         if (u->unitKind() == UnitKind::Pcu) static_cast<Pcu*>(u)->credit(c.done);
     Cycle t = now();
+    if (op.timeShared()) { // after the work the other operator has booked on this PCU
+        t = std::max(t, sharedFree_);
+        sharedFree_ = t + c.done;
+    }
     return {t + c.done, t + c.ready};
 }
 

@@ -11,7 +11,8 @@
 // in a tree of ceil(log2 s) levels of `rows` cycles each. Element-wise work on E
 // elements of o operations each: ceil(E / (lanes x g)) x ceil(o / stages) cycles, results after the
 // pipeline latency; a row reduction adds a log2(lanes) cross-lane tree. Moving an element through (routing,
-// merging): its bytes over lanes x 4 B per cycle.
+// merging): its bytes over lanes x 4 B per cycle. Two operators sharing a PCU (pnr `shrink`) take turns:
+// each piece of work starts once the other's booked work is done.
 #include "hw/units/Unit.h"
 
 namespace steprdu::hw {
@@ -30,6 +31,7 @@ class Pcu : public Unit {
 
   private:
     Cycle busy_ = 0;
+    Cycle sharedFree_ = 0; // when the time-shared operators' booked work ends
 };
 
 } // namespace steprdu::hw

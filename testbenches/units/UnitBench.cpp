@@ -106,47 +106,68 @@ nlohmann::json runPcuBench(const HwConfig& cfg, const PcuBench& b) {
                         : b.function == "silu" ? step::Function(step::Function::Kind::Silu)
                         : b.function == "exp"  ? step::Function(step::Function::Kind::Exp)
                                                : step::Function(step::Function::Kind::RowWiseSum);
+    if (b.sharing < 1)
+        throw BadInput(
+            fmt::format("unit pcu: sharing: {}", expectedFound("at least 1", std::to_string(b.sharing))));
     const std::int64_t aCols = matmul ? b.k : b.n;
     step::GraphBuilder gb;
     step::Shape shape({step::Dim(b.count)});
-    // The inputs' types come from Sources that never run: the bench feeds the operator's channels itself.
-    std::vector<step::Stream> ins{
-        gb.source("tile", shape, nlohmann::json::array(), {{"tile_rows", b.m}, {"tile_cols", aCols}}, "a")};
-    if (binary)
-        ins.push_back(gb.source("tile", shape, nlohmann::json::array(),
-                                {{"tile_rows", matmul ? b.k : b.m}, {"tile_cols", b.n}}, "b"));
     const std::int64_t bw = std::int64_t(b.units) * cfg.pcu.peakFlopsPerCycle();
-    gb.sink(gb.map(ins, fn, {bw, false}, "op"));
+    std::vector<std::string> names;
+    for (int s = 0; s < b.sharing; ++s) {
+        // The inputs' types come from Sources that never run: the bench feeds the operator's channels itself.
+        std::vector<step::Stream> ins{gb.source("tile", shape, nlohmann::json::array(),
+                                                {{"tile_rows", b.m}, {"tile_cols", aCols}}, "a")};
+        if (binary)
+            ins.push_back(gb.source("tile", shape, nlohmann::json::array(),
+                                    {{"tile_rows", matmul ? b.k : b.m}, {"tile_cols", b.n}}, "b"));
+        names.push_back(s ? fmt::format("op{}", s) : "op");
+        gb.sink(gb.map(ins, fn, {bw, false}, names.back()));
+    }
     step::Graph& g = gb.graph();
     g.finalize();
     step::TensorStore store(g, false);
     const Cycle hop = cfg.rdn.local_hop_cycles;
 
     Pcu pcu("pcu", cfg);
-    auto op = makeChild<OperatorProcess>(pcu, "op", g.op(g.findOp("op")), pcu, b.units, store, false, 0);
-    std::vector<std::unique_ptr<LocalStream>> in;
+    std::vector<std::unique_ptr<OperatorProcess>> ops;
+    std::vector<std::unique_ptr<LocalStream>> streams;
     std::vector<std::unique_ptr<Feeder>> feeders;
-    for (std::size_t i = 0; i < ins.size(); ++i) {
-        in.push_back(std::make_unique<LocalStream>(fmt::format("in{}", i), hop));
-        op->addInput(&in.back()->channel);
-        std::int64_t rows = i == 0 ? b.m : (matmul ? b.k : b.m), cols = i == 0 ? aCols : b.n;
-        feeders.push_back(std::make_unique<Feeder>(fmt::format("feed{}", i).c_str(), in.back()->channel,
-                                                   tiles(b.count, rows, cols), b.arrival));
+    std::vector<std::unique_ptr<Drain>> drains;
+    for (const auto& name : names) {
+        ops.push_back(makeChild<OperatorProcess>(pcu, name.c_str(), g.op(g.findOp(name)), pcu, b.units, store,
+                                                 false, 0));
+        OperatorProcess& op = *ops.back();
+        op.setTimeShared(b.sharing > 1);
+        for (int i = 0; i < (binary ? 2 : 1); ++i) {
+            streams.push_back(std::make_unique<LocalStream>(fmt::format("{}.in{}", name, i), hop));
+            op.addInput(&streams.back()->channel);
+            std::int64_t rows = i == 0 ? b.m : (matmul ? b.k : b.m), cols = i == 0 ? aCols : b.n;
+            feeders.push_back(std::make_unique<Feeder>(fmt::format("{}_feed{}", name, i).c_str(),
+                                                       streams.back()->channel, tiles(b.count, rows, cols),
+                                                       b.arrival));
+        }
+        streams.push_back(std::make_unique<LocalStream>(name + ".out", hop));
+        op.addOutput(&streams.back()->channel);
+        drains.push_back(std::make_unique<Drain>((name + "_drain").c_str(), streams.back()->channel));
     }
-    LocalStream out("out", hop);
-    op->addOutput(&out.channel);
-    Drain drain("drain", out.channel);
     simulate();
     rethrowSimulationFailure();
     // From the inputs' arrival to the last result leaving the array or pipeline.
-    const Cycle cycles = drain.lastData - hop - hop;
+    Cycle last = 0;
+    std::int64_t elements = 0;
+    for (const auto& d : drains) {
+        last = std::max(last, d->lastData);
+        elements += d->elements;
+    }
+    const Cycle cycles = last - hop - hop;
     std::vector<step::Element> args{step::Tile::zeros(b.m, aCols, false)};
     if (binary) args.emplace_back(step::Tile::zeros(matmul ? b.k : b.m, b.n, false));
-    const std::int64_t flops = b.count * fn.flops(args);
-    nlohmann::json j = opStats(*op);
+    const std::int64_t flops = b.sharing * b.count * fn.flops(args);
+    nlohmann::json j = opStats(*ops.front());
     j["cycles"] = cycles;
     j["flops"] = flops;
-    j["elements_out"] = drain.elements;
+    j["elements_out"] = elements;
     j["peak_flops_per_cycle"] = bw;
     j["utilization"] = cycles > 0 ? double(flops) / cycles / bw : 0.0;
     return j;

@@ -19,6 +19,7 @@ struct PcuBench {
     std::int64_t count = 1;              // tiles streamed through
     int units = 1;                       // PCUs of the operator's group
     std::int64_t arrival = 0; // cycles each input tile takes to stream in, back to back (0: at once)
+    int sharing = 1;          // operators taking turns on the PCU (pnr `shrink`), each with its own inputs
 };
 
 struct PmuBench {

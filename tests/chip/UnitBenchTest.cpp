@@ -87,6 +87,24 @@ TEST(PcuSimd, ElementWiseRunsAtLanesPerCycle) {
     EXPECT_EQ(simd("add", 20, 17, 1, 1)["cycles"], 22 + 10);
 }
 
+// Operators sharing a PCU (pnr `shrink`) take turns: each piece of work starts when the other's booked work
+// ends. Two matmuls of 4 one-tile products (16 cycles each) finish after 8 x 16 + 32 instead of 4 x 16 + 32;
+// three adds of 5 tiles (64 cycles each) after 15 x 64 + 10.
+TEST(PcuShared, OperatorsSharingAPcuTakeTurns) {
+    HwConfig cfg = loadHwConfig("step_eval");
+    PcuBench b = matmul(16, 16, 16, 4, 1);
+    EXPECT_EQ(pcuCycles(cfg, b), 4 * 16 + 32);
+    b.sharing = 2;
+    EXPECT_EQ(pcuCycles(cfg, b), 8 * 16 + 32);
+    PcuBench add;
+    add.function = "add";
+    add.m = 16;
+    add.n = 64;
+    add.count = 5;
+    add.sharing = 3;
+    EXPECT_EQ(pcuCycles(cfg, add), 15 * 64 + 10);
+}
+
 // The pipeline works on a tile as it streams in (the local hop adds 1 cycle, the pipeline's latency 10): add
 // on 16 x 64 tiles is 64 cycles of work each. Tiles arriving over 100 cycles each bind the run: tile i ends
 // with its last bytes at (i + 1) x 100 + 1, so 10 tiles finish at 1001 + 10. Arriving over 40 cycles, the

@@ -201,6 +201,22 @@ TEST(CycleEndToEnd, FunctionalRunsMatchTheInterpreter) {
     }
 }
 
+// An MoE of two experts on a tiny chip of 16 PCUs (8 x 4 grid): every compute operator down to one PCU still
+// leaves four too many, so `shrink` puts four operators on a producer's PCU each; each pair takes turns and
+// the results stay exact.
+TEST(CycleEndToEnd, OperatorsSharingAPcuKeepTheResults) {
+    auto c = run(
+        "moe",
+        {"experts=2", "topk=1", "batch=8", "hidden=64", "inter=64", "tile_n=4", "tile_f=32", "elem_bytes=4"},
+        "cycle", "tiny", true, {"chip.rows=8", "pnr.on_overflow=shrink"});
+    EXPECT_TRUE(c["scoreboard"]["equal"].get<bool>()) << c["scoreboard"].dump();
+    int shared = 0;
+    for (const auto& line : c["pnr"]["shrunk"])
+        shared += line.get<std::string>().find("shares the PCU of") != std::string::npos;
+    EXPECT_EQ(shared, 4) << c["pnr"]["shrunk"].dump();
+    EXPECT_EQ(c["pnr"]["units"]["pcu"]["used"], 16);
+}
+
 // The packet-level fabric against the flit-level one (every flit its own packet, wormhole): on small
 // workloads they agree within 3% (copy, attention). Striped loads and multicasts are the exception: their
 // lanes move in lock step, and where lanes share a link, flit interleaving finishes every piece late while

@@ -131,6 +131,48 @@ TEST(PnrLowering, FitCheckErrorsOrShrinksTheLargestGroups) {
     EXPECT_NE(v.shrunk.front().find("-> "), std::string::npos);
 }
 
+// A matmul followed by a chain of nine element-wise operators: ten compute operators of one PCU each. Where
+// the grid has fewer PCUs, `shrink` lets an operator share its producer's PCU, one per host, the pairs with
+// the least work first: two exponentials (256 cycles each on one PCU: 16 KiB at 64 B per cycle) before the
+// matmul and its consumer (2 x 64^3 FLOPs / 512 = 1024 + 256), and the earliest such pair first: on tiny's
+// 8 PCUs e2 joins e1 and e4 joins e3. With 4 PCUs six pairs would be needed and only four exist.
+TEST(PnrLowering, ShrinkLetsOperatorsShareAProducersPcu) {
+    step::GraphBuilder gb;
+    gb.tensor("x", 64, 64);
+    gb.tensor("w", 64, 64);
+    gb.tensor("y", 64, 64);
+    step::Stream s = gb.map({gb.linearOffChipLoad("x", 64, 64, {1, 1}, {1, 1}, std::nullopt, 0, 1, "load_x"),
+                             gb.linearOffChipLoad("w", 64, 64, {1, 1}, {1, 1}, std::nullopt, 0, 1, "load_w")},
+                            step::Function::matmul(), {}, "mm");
+    for (int k = 1; k <= 9; ++k)
+        s = gb.map({s}, step::Function(step::Function::Kind::Exp), {}, fmt::format("e{}", k));
+    gb.linearOffChipStore(s, "y", 1, "store_y");
+    const step::Graph g = gb.finish();
+    hw::pnr::LoweringOptions o;
+    auto cfg = hw::loadHwConfig("tiny");
+    cfg.pnr.on_overflow = hw::OnOverflow::Shrink;
+    const auto v = hw::pnr::lower(g, cfg, o);
+    EXPECT_EQ(v.total(hw::UnitKind::Pcu), 8);
+    for (int i = 0; i < g.numOps(); ++i) {
+        const std::string& name = g.op(i).name();
+        const int host = name == "e2" ? opIndex(g, "e1") : name == "e4" ? opIndex(g, "e3") : -1;
+        EXPECT_EQ(v.sharesWith[i], host) << name;
+        if (host >= 0) {
+            EXPECT_EQ(v.unitsOf(i), 1) << name;
+        }
+    }
+    ASSERT_EQ(v.shrunk.size(), 2u);
+    EXPECT_EQ(v.shrunk[0], "e2: 1 PCU -> shares the PCU of e1");
+
+    cfg.chip.cols = 2; // 4 PCUs
+    try {
+        hw::pnr::lower(g, cfg, o);
+        FAIL() << "expected an overflow";
+    } catch (const BadInput& e) {
+        EXPECT_NE(std::string(e.what()).find("none can share a producer's"), std::string::npos) << e.what();
+    }
+}
+
 // Rates take data-dependent sizes as the run averages them: a time-multiplexed region with dynamic tiles
 // sizes its buffers for its largest expert's rows but streams its experts' mean rows, so the rate of the
 // region's up projection scales by mean / largest against planning with the largest.
