@@ -30,6 +30,7 @@ ALLOWED = {
     "testbenches/units": ["hw/", "traces", "step_ops", "util"],
     "testbenches": ["testbenches/units", "models", "hw/", "traces", "step_ops", "util"],
     "tools": ["testbenches/", "models", "hw/", "traces", "step_ops", "util"],
+    "python": ["testbenches/", "models", "hw/", "traces", "step_ops", "util"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(cmake g++ make pkg-config libsystemc-dev libboost-dev libboost-program-options-dev
       libboost-context-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libgtest-dev parallel
-      python3-matplotlib "$@")
+      python3-matplotlib python3-dev pybind11-dev python3-numpy python3-pandas python3-pytest "$@")
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -26,8 +26,8 @@ def read(results, figure, backend):
     path = os.path.join(results, "sweeps", f"{figure}-{backend}", "results.csv")
     if not os.path.exists(path):
         return None
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    with open(path, newline="") as f:  # finished points only (failed and pending ones have no metrics)
+        return [row for row in csv.DictReader(f) if row.get("status", "ok") == "ok"]
 
 
 def num(v):

@@ -21,6 +21,7 @@ class Stream {
     const StreamType& type() const;
     const Shape& shape() const { return type().shape; }
     StreamRef ref() const { return ref_; }
+    const GraphBuilder* builder() const { return b_; } // the builder whose graph holds the stream
     // States a known fact about a data-dependent shape (Listing 1, line 27).
     void setShape(const Shape& s);
 

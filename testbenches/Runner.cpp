@@ -97,8 +97,16 @@ void applyLimits(const RunRequest& req, Options& o, std::optional<Timeline>& tim
     if (req.trace) o.timeline = &timeline.emplace(req.traceFrom, req.traceTo);
 }
 
-nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, const Testbench& tbench,
-                        const Knobs& knobs, Workload& w, RunArtifacts* art) {
+// Every off-chip tensor's values, by name (functional runs).
+nlohmann::json tensorValues(const step::Graph& g, const step::TensorStore& store) {
+    nlohmann::json out = nlohmann::json::object();
+    for (std::size_t t = 0; t < g.tensors().size(); ++t)
+        out[g.tensors()[t].name] = store.values(static_cast<int>(t));
+    return out;
+}
+
+nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload& w,
+                        const std::function<step::Graph()>& golden, RunArtifacts* art) {
     return runInChild([&]() -> nlohmann::json {
         hw::CycleOptions o;
         o.streams = loweringOptions(w);
@@ -116,10 +124,11 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, const Te
         if (req.functional) {
             if (w.check) out["rel_error"] = w.check(store);
             // The scoreboard: the interpreter's results on the same program.
-            auto golden = tbench.build(knobs, true);
+            step::Graph g = golden();
             step::Interpreter interp(true);
-            interp.run(golden.graph);
+            interp.run(g);
             out["scoreboard"] = compareMemories(w.graph, store, interp.memory());
+            if (art) out["_tensors"] = tensorValues(w.graph, store);
         }
         if (art) out["_stats"] = {{"json", r.stats.toJson()}, {"csv", r.stats.toCsv()}};
         if (timeline) out["_trace"] = timeline->json();
@@ -127,15 +136,27 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, const Te
     });
 }
 
-// The request's hardware: its preset or file, with its overrides applied.
+// The backend and the options that depend on it.
+void checkRequest(const RunRequest& req) {
+    checkBackend("--backend", req.backend);
+    if (req.trace && req.backend == "interp")
+        throw BadInput(
+            "--trace: " +
+            expectedFound("--backend roofline or cycle (the interpreter has no time)", "--backend interp"));
+    if (req.functional && req.backend != "cycle")
+        throw BadInput(
+            fmt::format("--functional: {}", expectedFound("--backend cycle (interp is always functional)",
+                                                          "--backend " + req.backend)));
+}
+
+} // namespace
+
 hw::HwConfig hardwareOf(const RunRequest& req) {
     auto cfg = hw::loadHwConfig(req.hw);
     for (auto& s : req.sets)
         hw::applyOverride(cfg, s);
     return cfg;
 }
-
-} // namespace
 
 const std::vector<std::string>& backendNames() {
     static const std::vector<std::string> names{"roofline", "interp", "cycle"};
@@ -152,22 +173,23 @@ void checkBackend(const std::string& where, const std::string& backend) {
 }
 
 nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
-    checkBackend("--backend", req.backend);
-    if (req.trace && req.backend == "interp")
-        throw BadInput(
-            "--trace: " +
-            expectedFound("--backend roofline or cycle (the interpreter has no time)", "--backend interp"));
-    if (req.functional && req.backend != "cycle")
-        throw BadInput(
-            fmt::format("--functional: {}", expectedFound("--backend cycle (interp is always functional)",
-                                                          "--backend " + req.backend)));
+    checkRequest(req);
     const auto cfg = hardwareOf(req);
     const auto& tbench = findTestbench(req.testbench);
     Knobs knobs(tbench.name(), tbench.knobs(), req.knobs);
     auto t0 = std::chrono::steady_clock::now();
     auto w = tbench.build(knobs, req.backend == "interp" || req.functional);
-    nlohmann::json j = workloadMetrics(w);
+    nlohmann::json j = runWorkload(req, cfg, w, art, t0, [&] { return tbench.build(knobs, true).graph; });
     j["testbench"] = tbench.name();
+    return j;
+}
+
+nlohmann::json runWorkload(const RunRequest& req, const hw::HwConfig& cfg, Workload& w, RunArtifacts* art,
+                           std::chrono::steady_clock::time_point t0, std::function<step::Graph()> golden) {
+    checkRequest(req);
+    if (!golden && req.functional) // the program as given: the simulator finalizes the one it runs
+        golden = [built = w.graph.toJson()] { return step::Graph::fromJson(built); };
+    nlohmann::json j = workloadMetrics(w);
     j["backend"] = req.backend;
     j["hw"] = cfg.name;
     j["params"] = w.params;
@@ -180,7 +202,12 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
     }
     auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     if (req.backend == "cycle") {
-        nlohmann::json r = runCycle(req, cfg, tbench, knobs, w, art);
+        nlohmann::json r = runCycle(req, cfg, w, golden, art);
+        if (art && r.contains("_tensors")) {
+            for (const auto& [name, v] : r["_tensors"].items())
+                art->tensors[name] = v.get<std::vector<float>>();
+            r.erase("_tensors");
+        }
         if (art && r.contains("_stats")) {
             art->stats = r["_stats"]["json"];
             art->statsCsv = r["_stats"]["csv"];
@@ -262,6 +289,9 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
     j["wall_seconds"] = wall();
     j["functional"] = functional;
     if (functional && w.check) j["rel_error"] = w.check(interp.memory());
+    if (functional && art)
+        for (std::size_t t = 0; t < w.graph.tensors().size(); ++t)
+            art->tensors[w.graph.tensors()[t].name] = interp.memory().values(static_cast<int>(t));
     return j;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Runs one testbench on one backend and returns the result object of docs/cli.md; shared by `steprdu run`,
 // experiments and the benchmark so that all of them measure exactly the same thing.
+#include <chrono>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,8 @@ struct RunArtifacts {
     nlohmann::json stats;     // cycle backend: stats by module path (stats.json)
     std::string statsCsv;     // the same, flat (stats.csv)
     std::string trace;        // the timeline as trace-event JSON (trace.json), if requested
+    // Functional runs (interp, cycle --functional): every off-chip tensor's values afterwards, by name.
+    std::map<std::string, std::vector<float>> tensors;
 };
 
 // Symbolic metrics of a built workload: the keys of `steprdu analyze`.
@@ -57,6 +61,15 @@ hw::pnr::LoweringOptions loweringOptions(const Workload& w);
 // Roofline options from a hardware config and the workload's own timing settings.
 roofline::RooflineOptions rooflineOptions(const hw::HwConfig& cfg, const Workload& w);
 nlohmann::json runTestbench(const RunRequest& r, RunArtifacts* artifacts = nullptr);
+// Runs a built workload (a testbench's, or a program from the Python front end) on the request's backend
+// with `cfg`, the request's hardware; wall time counts from `start`. `r.testbench` and `r.knobs` are unused.
+// `golden` builds the program again for the functional cycle run's scoreboard (default: a copy through JSON).
+nlohmann::json runWorkload(const RunRequest& r, const hw::HwConfig& cfg, Workload& w,
+                           RunArtifacts* artifacts = nullptr,
+                           std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(),
+                           std::function<step::Graph()> golden = {});
+// The request's hardware: its preset or file, with its overrides applied.
+hw::HwConfig hardwareOf(const RunRequest& r);
 // Place-and-route of the testbench's graph on the request's hardware (no simulation): the report of
 // pnr.json, and the floorplan as SVG if `svg` is given.
 // The roofline and the cycle backend on the same graph: both results, their ratio, the physical lower

@@ -306,12 +306,24 @@ std::string collectSweep(const std::string& dir, int* rows) {
         csv += "," + csvCell(a);
     for (const auto& m : metrics)
         csv += "," + m;
-    csv += ",point\n";
+    csv += ",point,status,error\n";
     int n = 0;
     for (const auto& p : points) {
-        if (!pointDone(dir, p.id)) continue;
-        const auto j =
-            nlohmann::json::parse(readText((fs::path(pointDirectory(dir, p.id)) / "result.json").string()));
+        // A point that has not finished is `failed` (with its error) or `pending`, its metrics empty.
+        const bool done = pointDone(dir, p.id);
+        nlohmann::json j = nlohmann::json::object();
+        std::string status = "ok", error;
+        if (done) {
+            j = nlohmann::json::parse(
+                readText((fs::path(pointDirectory(dir, p.id)) / "result.json").string()));
+        } else {
+            const fs::path failed = fs::path(dir) / "failed" / p.id / "error.json";
+            status = fs::exists(failed) ? "failed" : "pending";
+            if (fs::exists(failed)) {
+                const auto e = nlohmann::json::parse(readText(failed.string()), nullptr, false);
+                error = e.is_object() ? e.value("message", "") : "unreadable error.json";
+            }
+        }
         std::string line = csvCell(p.series);
         for (const auto& a : axes) {
             std::string v;
@@ -321,8 +333,8 @@ std::string collectSweep(const std::string& dir, int* rows) {
         }
         for (const auto& m : metrics)
             line += "," + csvCell(j.contains(m) ? jsonCell(j[m]) : "");
-        csv += line + "," + p.id + "\n";
-        ++n;
+        csv += line + "," + p.id + "," + status + "," + csvCell(error) + "\n";
+        n += done;
     }
     const fs::path out = fs::path(dir) / "results.csv";
     writeAtomically(out, csv);

@@ -58,9 +58,10 @@ struct SweepProgress {
 int runSweep(const std::string& dir, int jobs, const std::string& self,
              const std::function<void(const SweepProgress&)>& progress);
 
-// Merges every finished point into <dir>/results.csv (written atomically) and returns its path: one row per
-// point in manifest order: series, the axes, then cycles, off_chip_bytes, on_chip_bytes, flops,
-// wall_seconds and the utilizations. `rows` gets the number of rows written.
+// Merges the points into <dir>/results.csv (written atomically) and returns its path: one row per point in
+// manifest order: series, the axes, then cycles, off_chip_bytes, on_chip_bytes, flops, wall_seconds, the
+// utilizations, point, status (ok, failed or pending) and error (a failed point's message; a point not ok
+// has empty metrics). `rows` gets the number of finished points.
 std::string collectSweep(const std::string& dir, int* rows = nullptr);
 
 // Job files for other schedulers, running the same points with `<self> sweep --point ID --out DIR`:

@@ -118,8 +118,10 @@ int cmdSweep(const Args& args) {
     std::cout << csv << "\n";
     if (failed) {
         std::cerr << fmt::format(
-            "steprdu sweep: {} of {} points failed; their errors are in {}/failed/; run the "
-            "sweep again to retry them\n",
+            "steprdu sweep: {} of {} points failed: results.csv lists them with status 'failed' and their "
+            "error, {}/failed/ has each one's error.json; runs are deterministic, so a point that failed on "
+            "its input or stopped making progress fails again: fix the spec or the hardware first (a new run "
+            "keeps the finished points)\n",
             failed, points.size(), out);
         return 1;
     }

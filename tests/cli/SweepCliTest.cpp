@@ -122,8 +122,11 @@ runs:
     const auto rows = readCsv(out / "results.csv");
     ASSERT_EQ(rows.size(), 7u);
     std::set<std::string> ids;
-    for (std::size_t i = 1; i < rows.size(); ++i)
-        ids.insert(rows[i].back());
+    const int point = column(rows, "point"), state = column(rows, "status");
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        ids.insert(rows[i][point]);
+        EXPECT_EQ(rows[i][state], "ok");
+    }
     EXPECT_EQ(ids.size(), 6u);
     // Two rows against single runs of the same points.
     const int streams = column(rows, "streams"), channels = column(rows, "hw.hbm.channels"),
@@ -146,8 +149,8 @@ TEST_F(Sweep, OneAndTwoLocalJobsCollectTheSameCsv) {
     EXPECT_EQ(ra.size(), 9u);
     EXPECT_EQ(withoutWall(ra), withoutWall(readCsv(dir_ / "j2" / "results.csv")));
     // Each point's run directory holds meta.json with what ran and how.
-    const auto meta =
-        nlohmann::json::parse(std::ifstream(dir_ / "j1" / "points" / ra[1].back() / "meta.json"));
+    const auto meta = nlohmann::json::parse(
+        std::ifstream(dir_ / "j1" / "points" / ra[1][column(ra, "point")] / "meta.json"));
     for (const char* k : {"version", "git_revision", "host", "command_line", "wall_seconds",
                           "sim_cycles_per_second", "exit_status"})
         EXPECT_TRUE(meta.contains(k)) << k;

@@ -1,0 +1,61 @@
+"""Fig 9 from Python: the MoE of Listing 1 (moe_listing1.py) built through the graph builder for static tiles of
+8-64 rows and dynamic tiling, on both models' batch-64 routing traces, into one pandas DataFrame; it prints the
+table and, with --compare, checks it against `steprdu experiment fig9` (same cycles and off-chip bytes).
+
+    PYTHONPATH=build/python python3 examples/python/fig9_sweep.py [--shared ../shared] [--backend roofline]
+        [--compare build/steprdu]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import pandas as pd
+
+import steprdu
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from moe_listing1 import MODELS, build_moe, read_routing  # noqa: E402
+
+TRACES = {"mixtral": "traces/expert_routing/mixtral_b64/008_010.csv",
+          "qwen": "traces/expert_routing/qwen_b64/032_012.csv"}
+TILES = ["8", "16", "32", "64", "dynamic"]
+
+
+def fig9(shared, backend="roofline", hw="step_eval", tiles=TILES, models=("mixtral", "qwen")):
+    rows = []
+    for model in models:
+        E, K, D, F = MODELS[model]
+        routing = read_routing(os.path.join(shared, TRACES[model]))
+        for tile_n in tiles:
+            g = build_moe(routing, E, D, F, tile_n=tile_n)
+            r = steprdu.simulate(g, backend=backend, hw=hw, timing_elem_bytes=2)
+            rows.append({"series": model, "tile_n": tile_n, "cycles": r.cycles,
+                         "off_chip_bytes": r.off_chip_bytes, "on_chip_bytes": r["on_chip_bytes"]})
+    return pd.DataFrame(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--shared", default=os.environ.get("STEPRDU_SHARED", "../shared"))
+    ap.add_argument("--backend", choices=steprdu.BACKENDS[1:], default="roofline")
+    ap.add_argument("--compare", metavar="STEPRDU", help="the steprdu binary whose `experiment fig9` to match")
+    a = ap.parse_args()
+    frame = fig9(a.shared, a.backend)
+    print(frame.to_string(index=False))
+    if a.compare:
+        with tempfile.TemporaryDirectory() as out:
+            subprocess.run([a.compare, "experiment", "fig9", "--shared", a.shared, "--out", out, "--quiet"],
+                           check=True, stdout=subprocess.DEVNULL)
+            cli = pd.read_csv(os.path.join(out, "fig9.csv"), dtype={"tile_n": str})
+        merged = frame.merge(cli, on=["series", "tile_n"], suffixes=("", "_cli"))
+        same = (merged["cycles"] == merged["cycles_cli"]) & (merged["off_chip_bytes"] == merged["off_chip_bytes_cli"])
+        print(f"{same.sum()} of {len(merged)} points identical to `steprdu experiment fig9`")
+        sys.exit(0 if same.all() and len(merged) == len(frame) else 1)
+
+
+if __name__ == "__main__":
+    main()
