@@ -43,6 +43,7 @@ def test_fig9_from_python_equals_the_experiment(binary, shared, tmp_path):
     assert len(merged) == len(frame) == 10
     assert (merged["cycles"] == merged["cycles_cli"]).all(), merged[["series", "tile_n", "cycles", "cycles_cli"]]
     assert (merged["off_chip_bytes"] == merged["off_chip_bytes_cli"]).all()
+    assert (merged["simulated_off_chip_bytes"] == merged["off_chip_bytes_cli"]).all()
 
 
 def test_fig9_program_moves_the_same_bytes_on_the_cycle_backend(binary, shared, tmp_path):
