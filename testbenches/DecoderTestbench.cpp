@@ -292,6 +292,10 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     std::optional<Stream> layerInput; // the previous layer's stores, done
     for (int l = 0; l < L; ++l) {
         const std::string p = fmt::format("L{}.", l);
+        // The parts run one after another (each waits for the previous one's stores): place and route plans
+        // each part's streams over its own time.
+        for (const char* part : {"qkv.", "attn.", "moe."})
+            w.phases.push_back(p + part);
         b.setNamePrefix(p + "qkv.");
         std::vector<Stream> qkvAcks;
         QkvPorts qio;

@@ -45,6 +45,7 @@ hw::pnr::LoweringOptions loweringOptions(const Workload& w) {
     o.timingElemBytes = w.timingElemBytes;
     o.channelDepth = w.channelDepth;
     o.depthByProducer = w.depthByProducer;
+    o.phases = w.phases;
     o.bindings = w.bindings;
     o.rateBindings = w.rateBindings;
     return o;

@@ -52,6 +52,9 @@ struct Workload {
     std::int64_t channelDepth = 2;                       // stream FIFO depth; 0 = unbounded
     std::map<std::string, std::int64_t> depthByProducer; // per producing operator name
     int timingElemBytes = 0;                             // 2 = time f32 tiles as bf16 (the paper's mock_bf16)
+    // Name prefixes of parts that run one after another (place and route plans each part's streams over its
+    // own time: hw/pnr/Lowering.h).
+    std::vector<std::string> phases;
     // Checks the off-chip memory after a functional run (interpreter or cycle backend) against a direct
     // computation; returns the norm-wise relative error.
     std::function<double(const step::TensorStore&)> check;

@@ -85,7 +85,7 @@ Placement placeConstructive(const step::Graph& g, const HwConfig& cfg, const Vir
         const auto& op = g.op(i);
         pl.ops[i].lanes = v.lanes[i];
         for (double e : v.outputElements[i])
-            pl.ops[i].elementRates.push_back(e / v.runCycles);
+            pl.ops[i].elementRates.push_back(e / v.opCycles[i]);
         switch (v.role[i]) {
         case Role::Agcu: // once its consumers are placed
             break;

@@ -137,9 +137,11 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     // and each of its streams through its units' ports (a flit per unit and cycle).
     double offChip = 0, runCycles = 1;
     std::vector<double> oneUnitCycles(n, 0); // each compute operator's run on one PCU, for `shrink`'s pairs
+    std::vector<double> ownCycles(n, 0), ownOffChip(n, 0); // each operator's own bound and off-chip bytes
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
-        offChip += static_cast<double>(op.offChipBytes().eval(rates.bindings).value_or(0));
+        ownOffChip[i] = static_cast<double>(op.offChipBytes().eval(rates.bindings).value_or(0));
+        offChip += ownOffChip[i];
         if (v.role[i] == Role::Pcu) {
             v.pcus[i] = static_cast<int>(std::max<std::int64_t>(1, (op.computeBw() + peak - 1) / peak));
             const double flops = static_cast<double>(op.flops().eval(rates.bindings).value_or(0));
@@ -149,11 +151,28 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
             for (double b : v.outputBytes[i])
                 streamed = std::max(streamed, b);
             oneUnitCycles[i] = std::max(flops / double(peak), streamed / cfg.rdn.flit_bytes);
-            runCycles = std::max({runCycles, flops / (double(v.pcus[i]) * double(peak)),
-                                  streamed / (double(v.pcus[i]) * cfg.rdn.flit_bytes)});
+            ownCycles[i] = std::max(flops / (double(v.pcus[i]) * double(peak)),
+                                    streamed / (double(v.pcus[i]) * cfg.rdn.flit_bytes));
+            runCycles = std::max(runCycles, ownCycles[i]);
         }
     }
-    v.runCycles = std::max(runCycles, offChip / tierPeakBytesPerCycle(cfg, Tier::Hbm));
+    const double hbmPeak = tierPeakBytesPerCycle(cfg, Tier::Hbm);
+    v.runCycles = std::max(runCycles, offChip / hbmPeak);
+    // Phases: the same bound over each phase's operators alone.
+    v.opCycles.assign(n, v.runCycles);
+    for (const auto& prefix : o.phases) {
+        std::vector<int> members;
+        double bound = 1, bytes = 0;
+        for (int i = 0; i < n; ++i)
+            if (g.op(i).name().compare(0, prefix.size(), prefix) == 0) {
+                members.push_back(i);
+                bound = std::max(bound, ownCycles[i]);
+                bytes += ownOffChip[i];
+            }
+        bound = std::max(bound, bytes / hbmPeak);
+        for (int i : members)
+            v.opCycles[i] = bound;
+    }
     const double pmuBw = cfg.pmu.bandwidth_bytes_per_cycle;
     const double flit = cfg.rdn.flit_bytes;
     // PMUs for `bytes` of SRAM moving `rate` bytes per cycle through one port direction, its data arriving on
@@ -171,7 +190,7 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
             if (!op.outputs().empty()) {
                 const double element = elementBytes(g.type({i, 0}).dtype, o);
                 bytes = op.kind() == "Bufferize" ? 2 * element : element;
-                rate = v.outputBytes[i][0] / v.runCycles;
+                rate = v.rate(i, 0);
             }
             v.pmus[i] = pmusFor(bytes, rate, 1);
         }
@@ -187,8 +206,8 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
         auto it = o.depthByProducer.find(g.op(in.op).name());
         const std::int64_t depth = it != o.depthByProducer.end() ? it->second : o.channelDepth;
         const double element = elementBytes(g.type(in).dtype, o);
-        return pmusFor(double(std::max<std::int64_t>(depth, 1)) * element,
-                       v.outputBytes[in.op][in.out] / v.runCycles, v.lanes[in.op][in.out]);
+        return pmusFor(double(std::max<std::int64_t>(depth, 1)) * element, v.rate(in.op, in.out),
+                       v.lanes[in.op][in.out]);
     };
     auto sizeStages = [&] {
         for (int i = 0; i < n; ++i) {
@@ -304,8 +323,8 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
             if (consumers.size() != 1) continue;
             const int c = consumers.front().first;
             if (!onFabric(c)) continue; // on the same unit
-            int want =
-                static_cast<int>(std::ceil(cfg.pnr.lane_headroom * v.outputBytes[i][k] / v.runCycles / flit));
+            int want = static_cast<int>(
+                std::ceil(cfg.pnr.lane_headroom * v.outputBytes[i][k] / v.opCycles[i] / flit));
             if (v.role[from] != Role::Agcu) want = std::min(want, v.unitsOf(from));
             if (v.role[c] != Role::Agcu) want = std::min(want, v.unitsOf(c));
             v.lanes[i][k] = std::clamp(want, 1, chipAgcus);

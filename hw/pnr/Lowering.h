@@ -8,7 +8,8 @@
 // Broadcast and Sink fold into their producer's unit (a local hop, rdn.local_hop_cycles).
 //
 // Bandwidth needs a rate: every stream is assumed to flow over the run's lower bound T, the larger of the
-// off-chip bytes at the memory's peak and the busiest operator's FLOPs at its PCUs' peak. Rates take
+// off-chip bytes at the memory's peak and the busiest operator's FLOPs at its PCUs' peak (or, for the
+// operators of a phase that runs on its own, over that phase's T). Rates take
 // data-dependent sizes as the run averages them (rateBindings), capacities as the largest they get.
 //
 // A stream between two units is carried by lanes, each its own flow on the fabric (flit_bytes wide): as many
@@ -42,6 +43,10 @@ struct LoweringOptions {
     std::map<std::string, std::int64_t> depthByProducer;
     step::Bindings bindings;     // data-dependent sizes (buffers take the largest)
     step::Bindings rateBindings; // overrides for rates: sizes as the run averages them
+    // Name prefixes of operator groups that run one after another (a decoder layer's parts, each waiting for
+    // the previous one's results): a group's streams are planned over the group's own lower bound, not the
+    // whole run's. Operators in no group use the whole run's.
+    std::vector<std::string> phases;
 };
 
 // What lowering decides once for placement, the netlist and routing to read.
@@ -58,6 +63,9 @@ struct VirtualUnits {
     std::vector<std::vector<int>> lanes;     // per operator and output: lanes of the stream (1 at least)
     std::vector<int> agcus;                  // per operator: AGCUs of an off-chip operator (0: other roles)
     double runCycles = 1;                    // the rate model's lower bound T
+    std::vector<double> opCycles; // per operator: the T its streams flow over (its phase's, else runCycles)
+    // Bytes per cycle the rate model plans for output `out` of operator `op`.
+    double rate(int op, int out) const { return outputBytes[op][out] / opCycles[op]; }
     std::vector<std::string> shrunk; // `shrink`: one line per operator it gave fewer PCUs or a shared one
     int total(UnitKind k) const;
     // Units at an operator's own end of its streams: its PCUs, PMUs or AGCUs.

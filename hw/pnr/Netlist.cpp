@@ -57,7 +57,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
         if (multicast) lanesNets.resize(p.lanes(i, 0));
         for (int k = 0; k < static_cast<int>(op.outputs().size()); ++k) {
             const int lanes = p.lanes(i, k);
-            const double rate = v.outputBytes[i][k] / v.runCycles / lanes, weight = std::max(floor, rate);
+            const double rate = v.rate(i, k) / lanes, weight = std::max(floor, rate);
             for (auto [c, port] : g.consumers({i, k})) {
                 const int stage = stageIndex(c, port);
                 for (int lane = 0; lane < lanes; ++lane) {

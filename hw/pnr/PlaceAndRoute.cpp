@@ -163,7 +163,7 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
                     {{"stream", fmt::format("{}[{}] -> {}[{}]", g.op(i).name(), k, g.op(c).name(), port)},
                      {"lanes", r.placement.lanes(i, k)},
                      {"stage_pmus", stage ? stage->pmus.size() : 0},
-                     {"bytes_per_cycle", v.outputBytes[i][k] / v.runCycles}});
+                     {"bytes_per_cycle", v.rate(i, k)}});
             }
     r.report["streams"] = streams;
     r.report["warnings"] = nlohmann::json::array();

@@ -173,6 +173,42 @@ TEST(PnrLowering, ShrinkLetsOperatorsShareAProducersPcu) {
     }
 }
 
+// Two copies through an element-wise operator of 16 PCUs (1,024 B/cycle of ports), one of 8 MiB (a.) and one
+// of 1 MiB (b.), on step_eval's 1,024 B/cycle of HBM. As one run they share T = 18 MiB / 1,024 = 18,432
+// cycles, and b's load asks for ceil(2 x 1 MiB / 18,432 / 64) = 2 lanes. As phases that run one after the
+// other, a's T is its 16 MiB at the peak (16,384 cycles) and b's its 2 MiB (2,048): b's load streams 512 B
+// per cycle and gets 2 x 512 / 64 = 16 lanes, as many as the PCUs at its end.
+TEST(PnrLowering, PhasesPlanTheirStreamsOverTheirOwnTime) {
+    step::GraphBuilder gb;
+    gb.tensor("a.x", 2048, 1024);
+    gb.tensor("a.out", 2048, 1024);
+    gb.tensor("b.x", 512, 512);
+    gb.tensor("b.out", 512, 512);
+    for (const char* p : {"a.", "b."}) {
+        const std::int64_t rows = p[0] == 'a' ? 2048 : 512, cols = p[0] == 'a' ? 1024 : 512;
+        auto x = gb.linearOffChipLoad(std::string(p) + "x", 64, cols, {1}, {rows / 64}, std::nullopt, 0, 1,
+                                      std::string(p) + "load");
+        auto y =
+            gb.map({x}, step::Function(step::Function::Kind::Exp), {16 * 512, false}, std::string(p) + "exp");
+        gb.linearOffChipStore(y, std::string(p) + "out", 1, std::string(p) + "store");
+    }
+    const step::Graph g = gb.finish();
+    const auto cfg = hw::loadHwConfig("step_eval");
+    hw::pnr::LoweringOptions o;
+    auto v = hw::pnr::lower(g, cfg, o);
+    const int load = opIndex(g, "b.load");
+    EXPECT_DOUBLE_EQ(v.runCycles, 18432);
+    EXPECT_DOUBLE_EQ(v.opCycles[load], 18432);
+    EXPECT_EQ(v.lanes[load][0], 2);
+    o.phases = {"a.", "b."};
+    v = hw::pnr::lower(g, cfg, o);
+    EXPECT_DOUBLE_EQ(v.runCycles, 18432);
+    EXPECT_DOUBLE_EQ(v.opCycles[opIndex(g, "a.exp")], 16384);
+    EXPECT_DOUBLE_EQ(v.opCycles[load], 2048);
+    EXPECT_DOUBLE_EQ(v.rate(load, 0), 512);
+    EXPECT_EQ(v.lanes[load][0], 16);
+}
+
 // Rates take data-dependent sizes as the run averages them: a time-multiplexed region with dynamic tiles
 // sizes its buffers for its largest expert's rows but streams its experts' mean rows, so the rate of the
 // region's up projection scales by mean / largest against planning with the largest.
