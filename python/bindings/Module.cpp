@@ -180,8 +180,8 @@ tb::RunRequest request(const std::string& backend, const std::string& hw,
 
 pyb::dict simulate(const Program& p, const std::string& backend, const std::string& hw,
                    const std::vector<std::string>& sets, bool functional, std::int64_t depth,
-                   int timingElemBytes, std::int64_t maxCycles, double maxWallSeconds,
-                   std::int64_t watchdogCycles) {
+                   int timingElemBytes, const std::vector<std::string>& phases, std::int64_t maxCycles,
+                   double maxWallSeconds, std::int64_t watchdogCycles) {
     if (depth < 0) throw BadInput(fmt::format("depth: {}", expectedFound(">= 0", std::to_string(depth))));
     if (timingElemBytes < 0)
         throw BadInput(
@@ -193,6 +193,7 @@ pyb::dict simulate(const Program& p, const std::string& backend, const std::stri
     w.bindings = p.bindings();
     w.channelDepth = depth;
     w.timingElemBytes = timingElemBytes;
+    w.phases = phases;
     w.figureFlops = step::bindMetrics(w.graph, step::analyzeGraph(w.graph), w.bindings).flops;
     w.params = {{"operators", w.graph.numOps()}, {"depth", depth}, {"functional", true}};
     const step::Graph shapes = p.finalized(); // tensor names and sizes for the results
@@ -698,7 +699,7 @@ PYBIND11_MODULE(_steprdu, m) {
     py::defineTypes(m);
     py::defineProgram(m);
     m.def("simulate", &py::simulate, "graph"_a, "backend"_a, "hw"_a, "sets"_a, "functional"_a, "depth"_a,
-          "timing_elem_bytes"_a, "max_cycles"_a, "max_wall_seconds"_a, "watchdog_cycles"_a);
+          "timing_elem_bytes"_a, "phases"_a, "max_cycles"_a, "max_wall_seconds"_a, "watchdog_cycles"_a);
     m.def("run", &py::runBuiltin, "testbench"_a, "knobs"_a, "backend"_a, "hw"_a, "sets"_a, "functional"_a,
           "max_cycles"_a, "max_wall_seconds"_a, "watchdog_cycles"_a);
     m.def("testbenches", [] {

@@ -71,7 +71,7 @@ def _check_backend(backend):
 
 
 def simulate(graph, backend="roofline", hw="step_eval", set=None, functional=False, depth=2,
-             timing_elem_bytes=0, max_cycles=0, max_wall_seconds=0.0,
+             timing_elem_bytes=0, phases=None, max_cycles=0, max_wall_seconds=0.0,
              watchdog_cycles=_steprdu.default_watchdog_cycles):
     """Runs a Graph on one backend and returns a Result.
 
@@ -79,13 +79,19 @@ def simulate(graph, backend="roofline", hw="step_eval", set=None, functional=Fal
     SystemC chip after place and route on `hw`, a preset name or a YAML file). set: hardware overrides,
     {"hbm.channels": 16} or ["hbm.channels=16"]. functional: on the cycle backend, compute real values (the
     interpreter always does); the result's `tensors` then hold every off-chip tensor. depth: stream FIFO
-    depth in elements. timing_elem_bytes=2 times f32 tiles as bf16, as the paper's runs do.
+    depth in elements. timing_elem_bytes=2 times f32 tiles as bf16, as the paper's runs do. phases: name
+    prefixes of parts of the program that run one after another; place and route plans each part's streams
+    over its own time (docs/cycle.md).
     """
     if not isinstance(graph, Graph):
         raise BadInputError(f"simulate: graph: expected a steprdu.Graph, found {type(graph).__name__}")
     _check_backend(backend)
+    if phases is None:
+        phases = []
+    elif isinstance(phases, str) or not all(isinstance(p, str) for p in phases):
+        raise BadInputError(f"phases: expected a list of operator name prefixes, found {phases!r}")
     out = _steprdu.simulate(graph, backend, str(hw), _sets(set), bool(functional), depth, timing_elem_bytes,
-                            max_cycles, float(max_wall_seconds), watchdog_cycles)
+                            list(phases), max_cycles, float(max_wall_seconds), watchdog_cycles)
     return Result(out["result"], out["stats"], out["tensors"])
 
 

@@ -104,3 +104,26 @@ def test_run_gives_the_clis_result_for_a_builtin_testbench(binary):
     assert {"path", "stat", "value", "unit", "description"} <= set(frame.columns)
     assert (frame["stat"] == "busy_cycles").any()
     assert c.stats["chip"]  # the stats tree by module path
+
+
+def test_phases_plan_a_parts_streams_over_its_own_time():
+    # The two copies of the C++ lowering test (PnrLowering.PhasesPlanTheirStreamsOverTheirOwnTime): b's load
+    # gets 2 lanes as part of one run, 16 as a phase of its own.
+    g = steprdu.Graph()
+    for p, rows, cols in (("a.", 2048, 1024), ("b.", 512, 512)):
+        g.tensor(p + "x", rows=rows, cols=cols)
+        g.tensor(p + "out", rows=rows, cols=cols)
+        x = g.linear_offchip_load(p + "x", 64, cols, [1], [rows // 64], name=p + "load")
+        g.linear_offchip_store(g.map([x], map_fn.Exp(), compute_bw=16 * 512, name=p + "exp"), p + "out",
+                               name=p + "store")
+
+    def lanes(result):
+        streams = {s["stream"]: s["lanes"] for s in result["pnr"]["streams"]}
+        return streams["b.load[0] -> b.exp[0]"]
+
+    one = steprdu.simulate(g, backend="cycle", set={"pnr.starts": 1})
+    two = steprdu.simulate(g, backend="cycle", set={"pnr.starts": 1}, phases=["a.", "b."])
+    assert lanes(one) == 2 and lanes(two) == 16
+    assert one.off_chip_bytes == two.off_chip_bytes
+    with pytest.raises(steprdu.BadInputError, match="phases"):
+        steprdu.simulate(g, phases="a.")
