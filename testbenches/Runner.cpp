@@ -99,8 +99,8 @@ void applyLimits(const RunRequest& req, Options& o, std::optional<Timeline>& tim
 }
 
 // Every off-chip tensor's values, by name (functional runs).
-nlohmann::json tensorValues(const step::Graph& g, const step::TensorStore& store) {
-    nlohmann::json out = nlohmann::json::object();
+std::map<std::string, std::vector<float>> tensorValues(const step::Graph& g, const step::TensorStore& store) {
+    std::map<std::string, std::vector<float>> out;
     for (std::size_t t = 0; t < g.tensors().size(); ++t)
         out[g.tensors()[t].name] = store.values(static_cast<int>(t));
     return out;
@@ -204,9 +204,8 @@ nlohmann::json runWorkload(const RunRequest& req, const hw::HwConfig& cfg, Workl
     auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     if (req.backend == "cycle") {
         nlohmann::json r = runCycle(req, cfg, w, golden, art);
-        if (art && r.contains("_tensors")) {
-            for (const auto& [name, v] : r["_tensors"].items())
-                art->tensors[name] = v.get<std::vector<float>>();
+        if (art && r.contains("_tensors")) { // from the child process
+            art->tensors = r["_tensors"].get<std::map<std::string, std::vector<float>>>();
             r.erase("_tensors");
         }
         if (art && r.contains("_stats")) {
@@ -290,9 +289,7 @@ nlohmann::json runWorkload(const RunRequest& req, const hw::HwConfig& cfg, Workl
     j["wall_seconds"] = wall();
     j["functional"] = functional;
     if (functional && w.check) j["rel_error"] = w.check(interp.memory());
-    if (functional && art)
-        for (std::size_t t = 0; t < w.graph.tensors().size(); ++t)
-            art->tensors[w.graph.tensors()[t].name] = interp.memory().values(static_cast<int>(t));
+    if (functional && art) art->tensors = tensorValues(w.graph, interp.memory());
     return j;
 }
 

@@ -154,12 +154,16 @@ pyb::object numpyOf(const std::vector<float>& v, std::int64_t rows, std::int64_t
     return std::move(a);
 }
 
-// A run's result object, stats tree and functional tensors (2-D numpy arrays, by tensor name).
-pyb::dict runResult(const nlohmann::json& result, const tb::RunArtifacts& art, const step::Graph& g) {
+// A run's result object, stats tree and functional tensors (2-D numpy arrays, by tensor name, shaped as the
+// run's graph declares them).
+pyb::dict runResult(const nlohmann::json& result, const tb::RunArtifacts& art) {
     pyb::dict tensors;
-    for (const auto& t : g.tensors()) {
-        auto it = art.tensors.find(t.name);
-        if (it != art.tensors.end()) tensors[pyb::str(t.name)] = numpyOf(it->second, t.rows, t.cols);
+    for (const auto& t : art.graph.at("tensors")) {
+        const std::string name = t.at("name");
+        auto it = art.tensors.find(name);
+        if (it != art.tensors.end())
+            tensors[pyb::str(name)] =
+                numpyOf(it->second, t.at("rows").get<std::int64_t>(), t.at("cols").get<std::int64_t>());
     }
     return pyb::dict("result"_a = fromJson(result), "stats"_a = fromJson(art.stats), "tensors"_a = tensors);
 }
@@ -196,7 +200,6 @@ pyb::dict simulate(const Program& p, const std::string& backend, const std::stri
     w.phases = phases;
     w.figureFlops = step::bindMetrics(w.graph, step::analyzeGraph(w.graph), w.bindings).flops;
     w.params = {{"operators", w.graph.numOps()}, {"depth", depth}, {"functional", true}};
-    const step::Graph shapes = p.finalized(); // tensor names and sizes for the results
     tb::RunArtifacts art;
     nlohmann::json r;
     {
@@ -205,7 +208,7 @@ pyb::dict simulate(const Program& p, const std::string& backend, const std::stri
         r = tb::runWorkload(req, cfg, w, &art, t0);
     }
     r["testbench"] = "program";
-    return runResult(r, art, shapes);
+    return runResult(r, art);
 }
 
 pyb::dict runBuiltin(const std::string& testbench, const std::vector<std::string>& knobs,
@@ -221,7 +224,7 @@ pyb::dict runBuiltin(const std::string& testbench, const std::vector<std::string
         pyb::gil_scoped_release release;
         r = tb::runTestbench(req, &art);
     }
-    return runResult(r, art, step::Graph::fromJson(art.graph));
+    return runResult(r, art);
 }
 
 // Streams returned as a list (or tuple), each keeping its graph alive.
@@ -303,6 +306,14 @@ void defineTypes(pyb::module_& m) {
         .def_property_readonly("rank", [](const Stream& s) { return s.shape().rank(); })
         .def_property_readonly("dtype", [](const Stream& s) { return s.type().dtype.str(); })
         .def_property_readonly("type", [](const Stream& s) { return s.type().str(); })
+        .def_property_readonly(
+            "tile",
+            [](const Stream& s) -> pyb::object {
+                const auto& d = s.type().dtype;
+                if (!d.isTile()) return pyb::none();
+                return pyb::make_tuple(d.tile.rows, d.tile.cols, step::elemName(d.tile.elem));
+            },
+            "(rows, cols, elem) of a tile stream's elements; None for other element types")
         .def(
             "set_shape", [](Stream& s, pyb::handle h) { s.setShape(shapeOf(h, "set_shape")); }, "shape"_a,
             "states a known fact about a data-dependent shape (Listing 1, line 27)")

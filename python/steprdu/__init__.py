@@ -47,6 +47,13 @@ __all__ = [
 BACKENDS = ("interp", "roofline", "cycle")
 
 
+def _cli_value(value):
+    """A knob or hardware value as the command line spells it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
 def _sets(set):
     """Hardware overrides as the CLI's --set takes them: a dict {key: value} or a list of "key=value"."""
     if set is None:
@@ -56,9 +63,7 @@ def _sets(set):
         for key, value in set.items():
             if not isinstance(key, str):
                 raise BadInputError(f"set: expected string keys such as 'hbm.channels', found {key!r}")
-            if isinstance(value, bool):
-                value = "true" if value else "false"
-            out.append(f"{key}={value}")
+            out.append(f"{key}={_cli_value(value)}")
         return out
     if isinstance(set, (list, tuple)) and all(isinstance(s, str) for s in set):
         return list(set)
@@ -102,11 +107,7 @@ def run(testbench, backend="roofline", hw="step_eval", set=None, functional=Fals
     if not isinstance(testbench, str):
         raise BadInputError(f"run: testbench: expected a name such as 'moe', found {type(testbench).__name__}")
     _check_backend(backend)
-    assignments = []
-    for key, value in knobs.items():
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        assignments.append(f"{key}={value}")
+    assignments = [f"{key}={_cli_value(value)}" for key, value in knobs.items()]
     out = _steprdu.run(testbench, assignments, backend, str(hw), _sets(set), bool(functional), max_cycles,
                        float(max_wall_seconds), watchdog_cycles)
     return Result(out["result"], out["stats"], out["tensors"])

@@ -109,12 +109,11 @@ def OffChipStore(graph, input, par_dispatch, store_file_name="output", name=""):
         raise BadInputError(f"OffChipStore: input: expected a Stream, found {type(input).__name__}")
     if store_file_name not in g.tensors:
         dims = [d.size.eval() for d in input.shape.dims]
-        tile = input.dtype
-        if len(dims) != 3 or None in dims or not tile.startswith("Tile<"):
+        tile = input.tile and [input.tile[0].eval(), input.tile[1].eval()]
+        if len(dims) != 3 or None in dims or not tile or None in tile:
             raise BadInputError(f"OffChipStore: cannot size tensor '{store_file_name}' from {input.type}; declare "
                                 "it first with graph.tensor(name, rows=..., cols=...)")
-        rows, cols = (int(x) for x in tile[tile.index(",") + 1:tile.index(">")].strip().split("x"))
-        g.tensor(store_file_name, rows=dims[1] * rows, cols=dims[2] * cols)
+        g.tensor(store_file_name, rows=dims[1] * tile[0], cols=dims[2] * tile[1])
     g.linear_offchip_store(input, store_file_name, par_dispatch=par_dispatch, name=name)
 
 
