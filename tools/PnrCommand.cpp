@@ -61,6 +61,12 @@ int cmdPnr(const Args& args) {
                                  r["hops_mean"].get<double>(), r["hops_max"].get<int>());
         std::cout << fmt::format("  link load              max {:.2f}, mean {:.2f} (of a link's bandwidth)\n",
                                  r["max_link_load"].get<double>(), r["mean_link_load"].get<double>());
+        if (const auto& rep = j["repair"]; rep["moves"].get<int>() > 0)
+            std::cout << fmt::format(
+                "  repair                 {} unit moves, over-subscription {:.3f} -> {:.3f}{}\n",
+                rep["moves"].get<int>(), rep["oversubscription_before"].get<double>(),
+                rep["oversubscription_after"].get<double>(),
+                rep["kept"].get<bool>() ? "" : " (not kept: routed again, no lighter)");
     }
     const auto& s = j["seconds"];
     std::cout << fmt::format("  wall seconds           {:.3f} (lower {:.3f}, place {:.3f}, route {:.3f})\n",

@@ -151,6 +151,7 @@ struct PnrConfig {
     double effort = 1.0;            // scales the annealer's moves per temperature
     double congestion_weight = 4.0; // lambda_cong of the placement cost
     int route_iterations = 50;      // negotiated-congestion rounds at most
+    bool repair = true;             // move the ends of streams on links routing left over-subscribed
     double lane_headroom = 2.0;     // lanes a stream gets: its rate-model bandwidth x this, in links
     OnOverflow on_overflow = OnOverflow::Error;
 };

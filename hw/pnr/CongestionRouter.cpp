@@ -15,27 +15,15 @@ namespace {
 
 constexpr int kDirs = kDirections; // RdnMesh's link order
 
-struct Mesh {
-    int rows, cols;
-    int link(int r, int c, int dir) const { return (r * cols + c) * kDirs + dir; }
-    // The links from (r, c) to (tr, tc), along the row first unless `columnFirst`.
-    std::vector<int> path(int r, int c, int tr, int tc, bool columnFirst) const {
-        std::vector<int> out;
-        for (const MeshHop& h : meshPath(r, c, tr, tc, columnFirst))
-            out.push_back(link(h.row, h.col, h.dir));
-        return out;
-    }
-};
-
 } // namespace
 
 Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
     const ChipLayout L(cfg.chip);
-    const Mesh mesh{L.rows(), L.cols()};
     Routing R;
     R.capacity = cfg.rdn.flit_bytes;
     R.cols = L.cols();
-    R.load.assign(static_cast<std::size_t>(L.numSites()) * kDirs, 0.0);
+    const int links = L.numSites() * kDirs;
+    LinkLoads load(links, nl.phases);
     const RoutePolicy policy = cfg.rdn.routing;
 
     std::vector<int> order; // routable nets, heaviest first
@@ -45,24 +33,24 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
                      [&](int a, int b) { return nl.nets[a].weight > nl.nets[b].weight; });
     // Per net: its legs' options chosen and their links, and the union of those links.
     std::vector<std::vector<char>> choice(nl.nets.size());
-    std::vector<std::vector<std::vector<int>>> legLinks(nl.nets.size());
+    std::vector<std::vector<std::vector<int>>> legPaths(nl.nets.size());
     std::vector<std::vector<int>> tree(nl.nets.size());
-    std::vector<double> history(R.load.size(), 0.0);
-    std::vector<int> inTree(R.load.size(), -1); // the net whose tree is being built holds the link
+    std::vector<double> history(links, 0.0);
+    std::vector<int> inTree(links, -1); // the net whose tree is being built holds the link
     double pf = 0.5;
     const double hf = 0.5;
 
     auto pos = [&](int cell) { return std::make_pair(nl.cells[cell].site.row, nl.cells[cell].site.col); };
     auto ripUp = [&](int k) {
         for (int l : tree[k])
-            R.load[l] -= nl.nets[k].weight;
+            load.add(l, nl.nets[k].phase, -nl.nets[k].weight);
         tree[k].clear();
     };
     auto route = [&](int k) {
         const Net& net = nl.nets[k];
         const auto [sr, sc] = pos(net.cells[0]);
         choice[k].assign(net.legs.size(), 0);
-        legLinks[k].assign(net.legs.size(), {});
+        legPaths[k].assign(net.legs.size(), {});
         // Nearest sinks first, so the far ones can share their links.
         std::vector<int> sinks(net.legs.size());
         std::iota(sinks.begin(), sinks.end(), 0);
@@ -73,20 +61,18 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
         std::stable_sort(sinks.begin(), sinks.end(), [&](int a, int b) { return dist(a) < dist(b); });
         for (int s : sinks) {
             const auto [tr, tc] = pos(net.cells[s + 1]);
-            bool options[2] = {policy != RoutePolicy::Yx, policy != RoutePolicy::Xy};
-            if (policy == RoutePolicy::Negotiated && tc < sc)
-                options[1] = false;                             // west-first: west goes first
-            if (sr == tr || sc == tc) options[1] = !options[0]; // one path either way
+            const auto options = legOptions(policy, sr, sc, tr, tc);
             double best = 0;
             int pick = -1;
             std::vector<int> paths[2];
             for (int o = 0; o < 2; ++o) {
                 if (!options[o]) continue;
-                paths[o] = mesh.path(sr, sc, tr, tc, o == 1);
+                paths[o] = legLinks(L.cols(), sr, sc, tr, tc, o == 1);
                 double cost = 0;
                 for (int l : paths[o]) {
                     if (inTree[l] == k) continue;
-                    const double over = std::max(0.0, (R.load[l] + net.weight - R.capacity) / R.capacity);
+                    const double over =
+                        std::max(0.0, (load.seenBy(l, net.phase, net.weight) - R.capacity) / R.capacity);
                     cost += (1 + history[l]) * (1 + pf * over);
                 }
                 if (pick < 0 || cost < best) {
@@ -99,9 +85,9 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
                 if (inTree[l] != k) {
                     inTree[l] = k;
                     tree[k].push_back(l);
-                    R.load[l] += net.weight;
+                    load.add(l, net.phase, net.weight);
                 }
-            legLinks[k][s] = std::move(paths[pick]);
+            legPaths[k][s] = std::move(paths[pick]);
         }
         for (int l : tree[k])
             inTree[l] = -1;
@@ -113,25 +99,31 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
         for (int k : order) {
             bool again = it == 0;
             for (int l : tree[k])
-                again = again || R.load[l] > R.capacity + eps;
+                again = again || load.seenBy(l, nl.nets[k].phase, 0) > R.capacity + eps;
             if (!again) continue;
             ripUp(k);
             route(k);
         }
         int overused = 0;
-        for (std::size_t l = 0; l < R.load.size(); ++l)
-            if (R.load[l] > R.capacity + eps) {
+        for (int l = 0; l < links; ++l)
+            if (const double peak = load.peak(l); peak > R.capacity + eps) {
                 ++overused;
-                history[l] += hf * (R.load[l] - R.capacity) / R.capacity;
+                history[l] += hf * (peak - R.capacity) / R.capacity;
             }
         R.overused = overused;
         if (!overused) break;
         pf *= 1.5;
     }
-    R.planned.assign(R.load.size(), 0.0);
+    LinkLoads planned(links, nl.phases);
     for (int k : order)
         for (int l : tree[k])
-            R.planned[l] += nl.nets[k].rate;
+            planned.add(l, nl.nets[k].phase, nl.nets[k].rate);
+    R.load.resize(links);
+    R.planned.resize(links);
+    for (int l = 0; l < links; ++l) {
+        R.load[l] = load.peak(l);
+        R.planned[l] = planned.peak(l);
+    }
 
     // The legs, and the flows each switch's routing table holds.
     std::vector<int> flows(L.numSites(), 0), lastNet(L.numSites(), -1);
@@ -142,7 +134,7 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
             leg.net = k;
             leg.sink = static_cast<int>(s);
             leg.columnFirst = choice[k][s] == 1;
-            leg.links = std::move(legLinks[k][s]);
+            leg.links = std::move(legPaths[k][s]);
             // The switches it passes: each link's source, then the sink's.
             std::vector<int> switches;
             for (int l : leg.links)
@@ -164,6 +156,33 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
         }
     }
     return R;
+}
+
+double LinkLoads::peakOf(const double* loads, int phase, double bytes) const {
+    double busiest = 0;
+    for (int p = 0; p + 1 < buckets_; ++p)
+        busiest = std::max(busiest, loads[p + 1] + (p == phase ? bytes : 0.0));
+    return loads[0] + busiest + (phase < 0 ? bytes : 0.0);
+}
+
+double LinkLoads::seenBy(int link, int phase, double bytes) const {
+    const double* v = at(link);
+    if (phase >= 0) return v[0] + v[phase + 1] + bytes;
+    return peakOf(v, -1, 0) + bytes;
+}
+
+std::array<bool, 2> legOptions(RoutePolicy policy, int sr, int sc, int tr, int tc) {
+    std::array<bool, 2> options = {policy != RoutePolicy::Yx, policy != RoutePolicy::Xy};
+    if (policy == RoutePolicy::Negotiated && tc < sc) options[1] = false; // west-first: west goes first
+    if (sr == tr || sc == tc) options[1] = !options[0];                   // one path either way
+    return options;
+}
+
+std::vector<int> legLinks(int cols, int sr, int sc, int tr, int tc, bool columnFirst) {
+    std::vector<int> out;
+    for (const MeshHop& h : meshPath(sr, sc, tr, tc, columnFirst))
+        out.push_back((h.row * cols + h.col) * kDirs + h.dir);
+    return out;
 }
 
 bool Routing::deadlockFree() const {

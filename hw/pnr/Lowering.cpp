@@ -160,7 +160,10 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     v.runCycles = std::max(runCycles, offChip / hbmPeak);
     // Phases: the same bound over each phase's operators alone.
     v.opCycles.assign(n, v.runCycles);
-    for (const auto& prefix : o.phases) {
+    v.phase.assign(n, -1);
+    v.phases = static_cast<int>(o.phases.size());
+    for (int p = 0; p < v.phases; ++p) {
+        const std::string& prefix = o.phases[p];
         std::vector<int> members;
         double bound = 1, bytes = 0;
         for (int i = 0; i < n; ++i)
@@ -170,8 +173,10 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
                 bytes += ownOffChip[i];
             }
         bound = std::max(bound, bytes / hbmPeak);
-        for (int i : members)
+        for (int i : members) {
             v.opCycles[i] = bound;
+            v.phase[i] = p;
+        }
     }
     const double pmuBw = cfg.pmu.bandwidth_bytes_per_cycle;
     const double flit = cfg.rdn.flit_bytes;

@@ -64,6 +64,8 @@ struct VirtualUnits {
     std::vector<int> agcus;                  // per operator: AGCUs of an off-chip operator (0: other roles)
     double runCycles = 1;                    // the rate model's lower bound T
     std::vector<double> opCycles; // per operator: the T its streams flow over (its phase's, else runCycles)
+    std::vector<int> phase;       // per operator: its phase (LoweringOptions::phases), -1 for none
+    int phases = 0;
     // Bytes per cycle the rate model plans for output `out` of operator `op`.
     double rate(int op, int out) const { return outputBytes[op][out] / opCycles[op]; }
     std::vector<std::string> shrunk; // `shrink`: one line per operator it gave fewer PCUs or a shared one

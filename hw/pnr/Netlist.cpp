@@ -9,6 +9,7 @@ namespace steprdu::hw::pnr {
 
 Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement& p, const VirtualUnits& v) {
     Netlist nl;
+    nl.phases = v.phases;
     const int n = g.numOps();
     std::map<std::pair<int, int>, int> bySite;   // (row, col) -> cell
     std::map<std::pair<int, int>, int> agcuCell; // (off-chip operator, its unit) -> cell
@@ -73,6 +74,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                             if (net.cells.empty()) {
                                 net.cells.push_back(src);
                                 net.name = name;
+                                net.phase = v.phase[i];
                             }
                             net.cells.push_back(first);
                             net.legs.push_back({c, port, 0, lane});
@@ -85,6 +87,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                             leg.weight = weight;
                             leg.rate = rate;
                             leg.name = name;
+                            leg.phase = v.phase[i];
                             nl.nets.push_back(leg);
                         }
                     }
@@ -95,6 +98,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                         leg.weight = weight;
                         leg.rate = rate;
                         leg.name = name + " stage";
+                        leg.phase = v.phase[i];
                         nl.nets.push_back(leg);
                     }
                 }

@@ -27,6 +27,7 @@ struct Net {
     double rate = 0;          // bytes per cycle, for routing
     std::string name;
     bool group = false; // the units of one compute group or buffer
+    int phase = -1;     // the phase its producer runs in (VirtualUnits::phase), -1 for the whole run
 };
 
 struct Netlist {
@@ -35,6 +36,7 @@ struct Netlist {
     std::vector<std::vector<int>> netsOf;     // per cell
     std::vector<std::vector<int>> opCells;    // per operator, per unit of its placement
     std::vector<std::vector<int>> stageCells; // per stage of the placement, per PMU
+    int phases = 0;                           // nets of different phases never carry data at once
 };
 
 // The cells and nets of `p`; `p` itself is left unchanged.

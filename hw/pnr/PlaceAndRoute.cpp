@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "hw/pnr/CongestionRepair.h"
 #include "hw/pnr/ConstructivePlacement.h"
 #include "hw/pnr/PlacementAnnealer.h"
 
@@ -25,6 +26,8 @@ double since(std::chrono::steady_clock::time_point t) {
 struct PlacedAndRouted {
     PnrResult result;
     AnnealStats anneal;
+    RepairStats repair;
+    bool repairKept = false;
     double placeSeconds = 0, routeSeconds = 0;
 };
 
@@ -51,6 +54,26 @@ PlacedAndRouted placeOnce(const step::Graph& g, const HwConfig& cfg, const Virtu
     t0 = std::chrono::steady_clock::now();
     if (mesh) {
         r.routing = routeNets(cfg, r.netlist);
+        // Links the routes left over-subscribed: move their streams' ends, route again, and keep the result
+        // if its busiest link (then its total load) is lighter.
+        if (cfg.pnr.placer == Placer::Anneal && cfg.pnr.repair && r.routing.maxLinkLoad() > 1 + 1e-9) {
+            Netlist moved = r.netlist;
+            p.repair = CongestionRepair(cfg, moved, r.routing).run();
+            if (p.repair.moves) {
+                Placement placement = r.placement;
+                applyNetlist(g, moved, placement);
+                Netlist nl = buildNetlist(g, cfg, placement, v);
+                Routing routing = routeNets(cfg, nl);
+                if (routing.maxLinkLoad() < r.routing.maxLinkLoad() - 1e-9 ||
+                    (routing.maxLinkLoad() <= r.routing.maxLinkLoad() + 1e-9 &&
+                     routing.totalLinkLoad() < r.routing.totalLinkLoad())) {
+                    r.placement = std::move(placement);
+                    r.netlist = std::move(nl);
+                    r.routing = std::move(routing);
+                    p.repairKept = true;
+                }
+            }
+        }
         for (const auto& leg : r.routing.legs)
             r.placement.columnFirst[r.netlist.nets[leg.net].legs[leg.sink]] = leg.columnFirst;
     }
@@ -121,6 +144,7 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
     }
     PnrResult r = std::move(best.result);
     const AnnealStats& anneal = best.anneal;
+    const RepairStats& repair = best.repair;
 
     // Units used, per kind and die.
     nlohmann::json units = nlohmann::json::object();
@@ -151,6 +175,12 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
           {"cost", anneal.finalCost}}},
         {"annealing",
          {{"temperatures", anneal.temperatures}, {"moves", anneal.moves}, {"accepted", anneal.accepted}}},
+        {"repair",
+         {{"moves", repair.moves},
+          {"evaluated", repair.evaluated},
+          {"kept", best.repairKept},
+          {"oversubscription_before", repair.before},
+          {"oversubscription_after", repair.after}}},
         {"seconds", {{"lower", lowerSeconds}, {"place", placeSeconds}, {"route", routeSeconds}}}};
     // Every stream between two units: its lanes and the rate lowering planned for it.
     nlohmann::json streams = nlohmann::json::array();

@@ -1,8 +1,9 @@
 #pragma once
 // The place-and-route pipeline (hardware-and-pnr.md 6): lower the graph into virtual units and check that
 // it fits (Lowering), place them constructively (ConstructivePlacement), refine by simulated annealing
-// (PlacementAnnealer), and route every leg over the mesh by negotiated congestion (CongestionRouter). The
-// chip is elaborated from the result: the units' sites, and each leg's route. On the ideal network
+// (PlacementAnnealer), route every leg over the mesh by negotiated congestion (CongestionRouter), and move
+// the ends of streams on links left over-subscribed (CongestionRepair), routing again. The chip is
+// elaborated from the result: the units' sites, and each leg's route. On the ideal network
 // (rdn.topology: ideal) every stream has a link of its own, so placement does not matter there and neither
 // annealing nor routing runs. The report is pnr.json; Floorplan.h draws it.
 #include <string>
