@@ -1,8 +1,6 @@
 #include "hw/pnr/CongestionRepair.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <numeric>
 
 namespace steprdu::hw::pnr {
 
@@ -72,17 +70,10 @@ void CongestionRepair::route(int net) {
     const Net& n = nl_.nets[net];
     auto pos = [&](int cell) { return std::make_pair(nl_.cells[cell].site.row, nl_.cells[cell].site.col); };
     const auto [sr, sc] = pos(n.cells[0]);
-    std::vector<int> sinks(n.legs.size());
-    std::iota(sinks.begin(), sinks.end(), 0);
-    auto dist = [&](int s) {
-        const auto [r, c] = pos(n.cells[s + 1]);
-        return std::abs(r - sr) + std::abs(c - sc);
-    };
-    std::stable_sort(sinks.begin(), sinks.end(), [&](int a, int b) { return dist(a) < dist(b); });
     auto& tree = tree_[net];
     tree.clear();
     auto inTree = [&](int l) { return std::find(tree.begin(), tree.end(), l) != tree.end(); };
-    for (int s : sinks) {
+    for (int s : sinksNearestFirst(nl_, n)) {
         const auto [tr, tc] = pos(n.cells[s + 1]);
         const auto options = legOptions(cfg_.rdn.routing, sr, sc, tr, tc);
         std::vector<int> best;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -51,15 +52,7 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
         const auto [sr, sc] = pos(net.cells[0]);
         choice[k].assign(net.legs.size(), 0);
         legPaths[k].assign(net.legs.size(), {});
-        // Nearest sinks first, so the far ones can share their links.
-        std::vector<int> sinks(net.legs.size());
-        std::iota(sinks.begin(), sinks.end(), 0);
-        auto dist = [&](int s) {
-            auto [r, c] = pos(net.cells[s + 1]);
-            return std::abs(r - sr) + std::abs(c - sc);
-        };
-        std::stable_sort(sinks.begin(), sinks.end(), [&](int a, int b) { return dist(a) < dist(b); });
-        for (int s : sinks) {
+        for (int s : sinksNearestFirst(nl, net)) {
             const auto [tr, tc] = pos(net.cells[s + 1]);
             const auto options = legOptions(policy, sr, sc, tr, tc);
             double best = 0;
@@ -169,6 +162,19 @@ double LinkLoads::seenBy(int link, int phase, double bytes) const {
     const double* v = at(link);
     if (phase >= 0) return v[0] + v[phase + 1] + bytes;
     return peakOf(v, -1, 0) + bytes;
+}
+
+std::vector<int> sinksNearestFirst(const Netlist& nl, const Net& net) {
+    auto pos = [&](int cell) { return std::make_pair(nl.cells[cell].site.row, nl.cells[cell].site.col); };
+    const auto [sr, sc] = pos(net.cells[0]);
+    std::vector<int> sinks(net.legs.size());
+    std::iota(sinks.begin(), sinks.end(), 0);
+    auto dist = [&](int s) {
+        const auto [r, c] = pos(net.cells[s + 1]);
+        return std::abs(r - sr) + std::abs(c - sc);
+    };
+    std::stable_sort(sinks.begin(), sinks.end(), [&](int a, int b) { return dist(a) < dist(b); });
+    return sinks;
 }
 
 std::array<bool, 2> legOptions(RoutePolicy policy, int sr, int sc, int tr, int tc) {

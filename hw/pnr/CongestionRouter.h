@@ -74,6 +74,8 @@ struct Routing {
 
 Routing routeNets(const HwConfig& cfg, const Netlist& nl);
 
+// A net's legs (indices into its sinks), nearest sink first, so that the far ones can share their links.
+std::vector<int> sinksNearestFirst(const Netlist& nl, const Net& net);
 // The routes a leg from (sr, sc) to (tr, tc) may take under `policy`: [0] along the row first, [1] along the
 // column first (one of them when both are the same path).
 std::array<bool, 2> legOptions(RoutePolicy policy, int sr, int sc, int tr, int tc);
