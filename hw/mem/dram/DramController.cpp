@@ -25,7 +25,7 @@ void ControllerStats::add(const ControllerStats& o) {
 DramController::DramController(const DramSpec& spec, const ControllerOptions& o, int channel,
                                TransactionSink& sink, DramChecker* checker)
     : spec_(spec), o_(o), index_(channel), sink_(sink), checker_(checker), channel_(spec),
-      slots_(o.readQueue + o.writeQueue), banks_(spec.ranks * spec.banksPerRank()),
+      slots_(o.readQueue + o.writeQueue), banks_(spec.ranks * spec.banksPerRank()), plans_(2 * banks_.size()),
       nextRefresh_(spec.ranks, spec.t.nREFI), refreshAt_(spec.t.nREFI), due_(spec.ranks, 0),
       // As counts: above high x queue means above its floor, below low x queue below its ceiling.
       writeHigh_(static_cast<int>(std::floor(o.writeHigh * o.writeQueue))),
@@ -38,9 +38,9 @@ DramController::DramController(const DramSpec& spec, const ControllerOptions& o,
         bank.rank = b / spec.banksPerRank();
         bank.group = (b / spec.banks) % spec.bankGroups;
         bank.bank = b % spec.banks;
-        for (Candidate& c : bank.plan) {
-            c.bank = b;
-            c.rank = bank.rank;
+        for (int dir = 0; dir < 2; ++dir) {
+            plan(b, dir).bank = b;
+            plan(b, dir).rank = bank.rank;
         }
     }
 }
@@ -101,8 +101,8 @@ DramController::Candidate* DramController::planOf(int b, int dir) {
     Bank& bank = banks_[b];
     const auto& waiting = bank.waiting[dir];
     if (waiting.empty() || due_[bank.rank]) return nullptr;
-    Candidate& c = bank.plan[dir];
-    if (bank.planned[dir]) return &c;
+    Candidate& c = plan(b, dir);
+    if (c.planned) return &c;
     c.slot = -1;
     c.row = -1;
     c.conflict = false;
@@ -129,7 +129,7 @@ DramController::Candidate* DramController::planOf(int b, int dir) {
         c.seq = oldest.seq;
     }
     c.at = channel_.earliest(c.cmd, b);
-    bank.planned[dir] = true;
+    c.planned = true;
     return &c;
 }
 
@@ -166,12 +166,12 @@ std::int64_t DramController::admit(std::int64_t t) {
         if (bank.waiting[dir].empty()) active_[dir].push_back(x.bank);
         bank.waiting[dir].push_back(slot);
         // A younger transaction changes the bank's plan only if it turns a conflict into a hit.
-        if (bank.planned[dir] && bank.plan[dir].cmd == DramCommand::Pre && x.row == channel_.openRow(x.bank))
-            bank.planned[dir] = false;
+        Candidate& p = plan(x.bank, dir);
+        if (p.planned && p.cmd == DramCommand::Pre && x.row == channel_.openRow(x.bank)) p.planned = false;
         ++count_[dir];
         ++queued_;
         if (dir != mode) continue;
-        const Candidate* c = bank.planned[mode] && !due_[bank.rank] ? &bank.plan[mode] : planOf(x.bank, mode);
+        const Candidate* c = planOf(x.bank, mode);
         if (c) bound = std::min(bound, std::max(t, c->at));
     }
     // A transaction of the other direction may switch the mode, and with it the candidates.
@@ -234,9 +234,10 @@ std::int64_t DramController::decide(std::int64_t t) {
     for (auto& c : extra_)
         offer(c);
     for (int b : active_[dir]) {
-        Bank& bank = banks_[b];
-        if (due_[bank.rank]) continue; // its rank waits for a refresh
-        offer(bank.planned[dir] ? bank.plan[dir] : *planOf(b, dir));
+        Candidate& c = plan(b, dir);
+        if (refreshDue && due_[c.rank])
+            continue; // its rank waits for a refresh (none does before refreshAt_)
+        offer(c.planned ? c : *planOf(b, dir));
     }
 
     if (!best) return next;
@@ -278,7 +279,7 @@ void DramController::unlist(int bank, int dir) {
 void DramController::issue(const Candidate& c, std::int64_t t) {
     using C = DramCommand;
     Bank& bank = banks_[c.bank];
-    if (c.cmd != C::Ref) bank.planned[0] = bank.planned[1] = false;
+    if (c.cmd != C::Ref) plan(c.bank, 0).planned = plan(c.bank, 1).planned = false;
     const int row = c.cmd == C::Act ? c.row : c.slot >= 0 ? slots_[c.slot].row : -1;
     if (checker_) checker_->check(c.cmd, c.rank, bank.group, bank.bank, row, t);
     channel_.issue(c.cmd, c.bank, row, t);

@@ -94,18 +94,15 @@ class DramController {
         std::int64_t seq = std::numeric_limits<std::int64_t>::max();
         std::int64_t at = kNeverCycle;
         bool conflict = false; // a PRE that closes a row a queued transaction does not want
+        bool planned = false;  // a bank's plan: up to date (else planOf works it out again)
     };
     struct Bank {
         int rank = 0, group = 0, bank = 0;
         std::vector<int> waiting[2]; // queued transactions (slots), oldest first: reads, writes
-        // The command its queued transactions of each direction need next, without its cycle: it changes only
-        // when the bank's queue or state does.
-        Candidate plan[2];
-        bool planned[2] = {false, false};
-        bool closeAfter = false;    // closed-row policy: close once possible
-        bool conflictPre = false;   // the last PRE closed a row for a transaction that wanted another
-        bool firstAccess = false;   // the next column access is the first since the ACT
-        bool opensConflict = false; // that ACT followed a conflict PRE
+        bool closeAfter = false;     // closed-row policy: close once possible
+        bool conflictPre = false;    // the last PRE closed a row for a transaction that wanted another
+        bool firstAccess = false;    // the next column access is the first since the ACT
+        bool opensConflict = false;  // that ACT followed a conflict PRE
     };
 
     // Moves transactions from the input buffer into the queues at `t`; returns the earliest cycle at which
@@ -165,6 +162,11 @@ class DramController {
     std::vector<Transaction> slots_;
     std::vector<int> freeSlots_;
     std::vector<Bank> banks_;
+    // Per bank and direction (bank * 2 + dir): the command its queued transactions need next, without its
+    // cycle; it changes only when the bank's queue or state does. Apart from the banks, so that decide's scan
+    // over the active banks reads one candidate each and nothing else.
+    std::vector<Candidate> plans_;
+    Candidate& plan(int b, int dir) { return plans_[2 * b + dir]; }
     std::vector<int> active_[2];       // banks with waiting reads, writes
     std::vector<int> closing_;         // banks with closeAfter
     std::vector<Candidate> extra_;     // decide's refresh and closing candidates

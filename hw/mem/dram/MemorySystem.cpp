@@ -17,18 +17,33 @@ MemorySystem::MemorySystem(const DramSpec& spec, const MemorySystemOptions& o)
         channels_.push_back(std::make_unique<DramController>(
             spec_, o_.controller, c, *this, o_.checkTiming ? checkers_.back().get() : nullptr));
     }
+    channelNext_.assign(channels_.size(), kNeverCycle);
     lookahead_ = kNeverCycle;
 }
 
 MemorySystem::Client& MemorySystem::client(int c) {
-    if (c >= static_cast<int>(clients_.size())) clients_.resize(c + 1);
+    if (c >= static_cast<int>(clients_.size())) {
+        clients_.resize(c + 1);
+        clientNext_.resize(c + 1, kNeverCycle);
+    }
     return clients_[c];
+}
+
+// A client's next front-end event: its held transactions' next ready cycle while it has a free slot, else
+// the first slot to come back.
+void MemorySystem::clientChanged(int c) {
+    const Client& cl = clients_[c];
+    std::int64_t t = kNeverCycle;
+    if (!cl.held.empty())
+        t = cl.outstanding < cl.cap ? cl.heldReady : cl.frees.empty() ? kNeverCycle : cl.frees.earliest();
+    clientNext_[c] = t;
 }
 
 void MemorySystem::setWindow(int c, int transactions, int returnLatency) {
     Client& cl = client(c);
     cl.cap = transactions;
     cl.returnLatency = returnLatency;
+    clientChanged(c);
     // A command at t moves its data no sooner than min(CL, CWL) + BL later, and the slot comes back the
     // return latency after that: the front end cannot change before then.
     std::int64_t la = std::min(spec_.t.nCL, spec_.t.nCWL) + spec_.t.nBL;
@@ -88,12 +103,10 @@ int MemorySystem::submit(int c, bool write, const std::vector<ByteRange>& ranges
     advance(st);
     if (cl.cap > 0) {
         // Held back by the window: its transactions leave in order as slots free.
-        do {
-            Held h;
-            h.channel = makeTransaction(st, readyOf(st), h.x);
-            cl.held.push_back(h);
-        } while (advance(st));
-        freeStreams_.push_back(k);
+        if (cl.held.empty()) cl.heldReady = readyOf(st);
+        cl.held.push_back(k);
+        cl.outstanding -= cl.frees.releaseUpTo(lastRelease_);
+        clientChanged(c);
         return id;
     }
     const Key key{readyOf(st), st.seq};
@@ -177,6 +190,7 @@ void MemorySystem::sendNext() {
         }
     }
     channels_[channel]->submit(x);
+    channelChanged(channel);
 }
 
 void MemorySystem::inputDrained(int channel) {
@@ -190,7 +204,12 @@ void MemorySystem::transactionDone(int, const Transaction& x, std::int64_t data)
     Request& r = requests_[x.request];
     r.last = std::max(r.last, data);
     Client& cl = clients_[r.client];
-    if (cl.cap > 0) cl.frees.add(o_.clock.toDram(o_.clock.toFabric(data) + cl.returnLatency));
+    if (cl.cap > 0) {
+        const std::int64_t back = o_.clock.toDram(o_.clock.toFabric(data) + cl.returnLatency);
+        cl.frees.add(back);
+        if (!cl.held.empty() && cl.outstanding >= cl.cap)
+            clientNext_[r.client] = std::min(clientNext_[r.client], back);
+    }
     if (--r.remaining == 0) {
         --pending_;
         freeRequests_.push_back(x.request);
@@ -200,52 +219,63 @@ void MemorySystem::transactionDone(int, const Transaction& x, std::int64_t data)
 
 std::int64_t MemorySystem::frontEndNext() const {
     std::int64_t t = kNeverCycle;
-    for (const auto& cl : clients_) {
-        if (cl.held.empty()) continue;
-        if (cl.outstanding < cl.cap)
-            t = std::min(t, cl.held.front().x.ready);
-        else if (!cl.frees.empty())
-            t = std::min(t, cl.frees.earliest());
-    }
+    for (std::int64_t c : clientNext_)
+        t = std::min(t, c);
     return std::max(t, pos_);
 }
 
 // The window slots that are back by `t` free up, and held transactions take them, in order.
+// A client whose next event is later has nothing to release now; its slots that are back are counted when it
+// next has (or gets) held transactions, as if counted now.
 void MemorySystem::releaseHeld(std::int64_t t) {
-    for (auto& cl : clients_) {
+    lastRelease_ = t;
+    for (int c = 0; c < static_cast<int>(clients_.size()); ++c) {
+        if (clientNext_[c] > t) continue;
+        Client& cl = clients_[c];
         cl.outstanding -= cl.frees.releaseUpTo(t);
-        while (!cl.held.empty() && cl.outstanding < cl.cap && cl.held.front().x.ready <= t) {
-            Held h = cl.held.front();
-            cl.held.pop_front();
-            h.x.ready = t;
-            channels_[h.channel]->submit(h.x);
+        while (!cl.held.empty() && cl.outstanding < cl.cap && cl.heldReady <= t) {
+            Stream& s = streams_[cl.held.front()];
+            Transaction x;
+            const int channel = makeTransaction(s, t, x);
+            if (advance(s)) {
+                cl.heldReady = readyOf(s);
+            } else {
+                freeStreams_.push_back(cl.held.front());
+                cl.held.pop_front();
+                if (!cl.held.empty()) cl.heldReady = readyOf(streams_[cl.held.front()]);
+            }
+            channels_[channel]->submit(x);
+            channelChanged(channel);
             ++cl.outstanding;
         }
+        clientChanged(c);
     }
 }
 
 std::int64_t MemorySystem::nextEvent() const {
     std::int64_t t = frontEndNext();
-    for (const auto& ch : channels_)
-        t = std::min(t, ch->nextEvent());
+    for (std::int64_t c : channelNext_)
+        t = std::min(t, c);
     return t;
 }
 
 bool MemorySystem::step(std::int64_t h) {
     const std::int64_t fe = frontEndNext();
     std::int64_t t = fe;
-    DramController* first = nullptr;
-    for (auto& ch : channels_)
-        if (ch->nextEvent() < t) {
-            t = ch->nextEvent();
-            first = ch.get();
+    int first = -1;
+    for (int c = 0; c < channels(); ++c)
+        if (channelNext_[c] < t) {
+            t = channelNext_[c];
+            first = c;
         }
     if (t >= h || t == kNeverCycle) return false;
     pos_ = std::max(pos_, t);
-    if (first)
-        first->advanceTo(t + 1);
-    else
+    if (first >= 0) {
+        channels_[first]->advanceTo(t + 1);
+        channelChanged(first);
+    } else {
         releaseHeld(t);
+    }
     return true;
 }
 
@@ -254,23 +284,29 @@ void MemorySystem::advanceTo(std::int64_t h) {
     while (pos_ < h) {
         const std::int64_t fe = frontEndNext();
         std::int64_t t = fe;
-        for (const auto& ch : channels_)
-            t = std::min(t, ch->nextEvent());
+        for (std::int64_t c : channelNext_)
+            t = std::min(t, c);
         if (t >= h) break;
         if (fe == t) {
             pos_ = t;
             releaseHeld(t);
             // Decide this cycle before the front end looks again.
-            for (auto& ch : channels_)
-                if (ch->nextEvent() <= t) ch->advanceTo(t + 1);
+            for (int c = 0; c < channels(); ++c)
+                if (channelNext_[c] <= t) {
+                    channels_[c]->advanceTo(t + 1);
+                    channelChanged(c);
+                }
             pos_ = t + 1;
             continue;
         }
         // Channels go forward together in slices, so the requests they finish stay few and in cache.
         std::int64_t bound = std::min({h, fe, t + kSlice});
         if (lookahead_ != kNeverCycle) bound = std::min(bound, t + lookahead_);
-        for (auto& ch : channels_)
-            if (ch->nextEvent() < bound) ch->advanceTo(bound);
+        for (int c = 0; c < channels(); ++c)
+            if (channelNext_[c] < bound) {
+                channels_[c]->advanceTo(bound);
+                channelChanged(c);
+            }
         if (bound != kNeverCycle) pos_ = std::max(pos_, bound);
     }
     // Run to the end: the next request may come at any cycle after the last one decided.

@@ -67,7 +67,6 @@ class MemorySystem : public TransactionSink {
     const AddressMapping& mapping() const { return mapping_; }
     const ClockRatio& clock() const { return o_.clock; }
     int channels() const { return static_cast<int>(channels_.size()); }
-    DramController& controller(int c) { return *channels_[c]; }
     const DramController& controller(int c) const { return *channels_[c]; }
     const DramChecker* checker(int c) const { return checkers_.empty() ? nullptr : checkers_[c].get(); }
     std::int64_t bytesRead() const { return bytes_[0]; }
@@ -83,16 +82,15 @@ class MemorySystem : public TransactionSink {
         int client = 0;
         std::int64_t remaining = 0, last = 0;
     };
-    struct Held {
-        Transaction x;
-        int channel;
-    };
     struct Client {
         int cap = 0;
         int returnLatency = 0;
         int outstanding = 0;
-        std::deque<Held> held; // transactions waiting for a window slot, in order
-        CountCalendar frees;   // DRAM cycles at which slots in use come back
+        // Streams whose transactions wait for a window slot, in order; each makes its next transaction only
+        // when that one leaves, so a large request holds no transactions of its own.
+        std::deque<int> held;
+        std::int64_t heldReady = 0; // the ready cycle of the front stream's next transaction
+        CountCalendar frees;        // DRAM cycles at which slots in use come back
     };
     // The transactions of a windowless client's request not yet sent to their channels. They are sent in
     // (ready, seq) order across all streams, only as far as keeps every channel's input buffer non-empty:
@@ -122,6 +120,9 @@ class MemorySystem : public TransactionSink {
     Client& client(int c);
     std::int64_t frontEndNext() const;
     void releaseHeld(std::int64_t t);
+    // Keep the cached next events up to date after a channel or a client changes.
+    void channelChanged(int c) { channelNext_[c] = channels_[c]->nextEvent(); }
+    void clientChanged(int c);
 
     DramSpec spec_;
     MemorySystemOptions o_;
@@ -129,6 +130,9 @@ class MemorySystem : public TransactionSink {
     std::vector<std::unique_ptr<DramChecker>> checkers_;
     std::vector<std::unique_ptr<DramController>> channels_;
     std::vector<Client> clients_;
+    // Each channel's and each client's next event, cached: the engine looks for the least of them several
+    // times per cycle decided, and a scan of one array stays in the cache where the objects do not.
+    std::vector<std::int64_t> channelNext_, clientNext_;
     std::vector<Request> requests_;
     std::vector<Stream> streams_;
     std::vector<int> freeStreams_;
@@ -142,6 +146,7 @@ class MemorySystem : public TransactionSink {
     std::int64_t lookahead_ = 1; // DRAM cycles a command cannot affect the front end within
     std::int64_t pos_ = 0;       // every cycle before it is decided (lazily, channel by channel)
     std::int64_t seq_ = 0, lastData_ = 0;
+    std::int64_t lastRelease_ = -1; // the front end's last release of window slots
     std::int64_t bytes_[2] = {0, 0};
     int pending_ = 0;
 };
