@@ -26,13 +26,15 @@ DramController::DramController(const DramSpec& spec, const ControllerOptions& o,
                                TransactionSink& sink, DramChecker* checker)
     : spec_(spec), o_(o), index_(channel), sink_(sink), checker_(checker), channel_(spec),
       slots_(o.readQueue + o.writeQueue), banks_(spec.ranks * spec.banksPerRank()), plans_(2 * banks_.size()),
-      nextRefresh_(spec.ranks, spec.t.nREFI), refreshAt_(spec.t.nREFI), due_(spec.ranks, 0),
+      listedAt_(plans_.size(), -1), nextRefresh_(spec.ranks, spec.t.nREFI), refreshAt_(spec.t.nREFI),
+      due_(spec.ranks, 0),
       // As counts: above high x queue means above its floor, below low x queue below its ceiling.
       writeHigh_(static_cast<int>(std::floor(o.writeHigh * o.writeQueue))),
       writeLow_(static_cast<int>(std::ceil(o.writeLow * o.writeQueue))) {
     for (int i = static_cast<int>(slots_.size()) - 1; i >= 0; --i)
         freeSlots_.push_back(i);
     extra_.reserve(banks_.size() + spec.ranks);
+    comeDue_.resize(banks_.size());
     for (int b = 0; b < static_cast<int>(banks_.size()); ++b) {
         Bank& bank = banks_[b];
         bank.rank = b / spec.banksPerRank();
@@ -130,6 +132,7 @@ DramController::Candidate* DramController::planOf(int b, int dir) {
     }
     c.at = channel_.earliest(c.cmd, b);
     c.planned = true;
+    mirror(c);
     return &c;
 }
 
@@ -163,11 +166,14 @@ std::int64_t DramController::admit(std::int64_t t) {
         backlog_.pop_front();
         if (backlog_.empty()) sink_.inputDrained(index_);
         Bank& bank = banks_[x.bank];
-        if (bank.waiting[dir].empty()) active_[dir].push_back(x.bank);
+        if (bank.waiting[dir].empty()) list(x.bank, dir);
         bank.waiting[dir].push_back(slot);
         // A younger transaction changes the bank's plan only if it turns a conflict into a hit.
         Candidate& p = plan(x.bank, dir);
-        if (p.planned && p.cmd == DramCommand::Pre && x.row == channel_.openRow(x.bank)) p.planned = false;
+        if (p.planned && p.cmd == DramCommand::Pre && x.row == channel_.openRow(x.bank)) {
+            p.planned = false;
+            mirror(p);
+        }
         ++count_[dir];
         ++queued_;
         if (dir != mode) continue;
@@ -189,7 +195,10 @@ std::int64_t DramController::decide(std::int64_t t) {
     readyNow_.clear();
     // A candidate's cycle is a lower bound (commands only push cycles later): refreshed when it has come.
     auto offer = [&](Candidate & c) __attribute__((always_inline)) {
-        if (c.at <= t) c.at = channel_.earliest(c.cmd, c.bank);
+        if (c.at <= t) {
+            c.at = channel_.earliest(c.cmd, c.bank);
+            mirror(c);
+        }
         if (c.at > t) {
             next = std::min(next, c.at);
             return;
@@ -233,11 +242,29 @@ std::int64_t DramController::decide(std::int64_t t) {
     }
     for (auto& c : extra_)
         offer(c);
-    for (int b : active_[dir]) {
-        Candidate& c = plan(b, dir);
-        if (refreshDue && due_[c.rank])
-            continue; // its rank waits for a refresh (none does before refreshAt_)
-        offer(c.planned ? c : *planOf(b, dir));
+    const auto& listed = active_[dir];
+    if (refreshDue) {
+        for (int b : listed) {
+            Candidate& c = plan(b, dir);
+            if (due_[c.rank]) continue; // its rank waits for a refresh
+            offer(c.planned ? c : *planOf(b, dir));
+        }
+    } else { // no rank waits for a refresh before refreshAt_
+        // The banks whose plan's cycle has not come only bound the next decision; the rest are offered, in
+        // their order in the list.
+        const auto& at = activeAt_[dir];
+        int due = 0;
+        for (int i = 0; i < static_cast<int>(listed.size()); ++i) {
+            const bool come = at[i] <= t;
+            comeDue_[due] = i;
+            due += come;
+            next = std::min(next, come ? kNeverCycle : at[i]);
+        }
+        for (int k = 0; k < due; ++k) {
+            const int b = listed[comeDue_[k]];
+            Candidate& c = plan(b, dir);
+            offer(c.planned ? c : *planOf(b, dir));
+        }
     }
 
     if (!best) return next;
@@ -254,6 +281,7 @@ std::int64_t DramController::decide(std::int64_t t) {
         if (c == best) continue;
         if (c->bank == chosenBank) return t + 1; // its plan may have changed with the command
         c->at = channel_.earliest(c->cmd, c->bank);
+        mirror(*c);
         next = std::min(next, c->at);
     }
     if (const Candidate* c = planOf(chosenBank, dir)) next = std::min(next, c->at);
@@ -271,15 +299,44 @@ bool DramController::anyWants(int bank, int row) const {
     return false;
 }
 
+void DramController::list(int bank, int dir) {
+    const Candidate& c = plan(bank, dir);
+    listedAt_[2 * bank + dir] = static_cast<int>(active_[dir].size());
+    active_[dir].push_back(bank);
+    activeAt_[dir].push_back(c.planned ? c.at : kReplan);
+}
+
+void DramController::mirror(const Candidate& c) {
+    const auto p = reinterpret_cast<std::uintptr_t>(&c),
+               first = reinterpret_cast<std::uintptr_t>(plans_.data());
+    if (p < first || p >= first + plans_.size() * sizeof(Candidate)) return; // a refresh or closing candidate
+    const std::size_t i = (p - first) / sizeof(Candidate);
+    if (listedAt_[i] >= 0) activeAt_[i & 1][listedAt_[i]] = c.planned ? c.at : kReplan;
+}
+
 void DramController::unlist(int bank, int dir) {
-    auto& v = dir < 2 ? active_[dir] : closing_;
-    v.erase(std::find(v.begin(), v.end(), bank));
+    if (dir == 2) {
+        closing_.erase(std::find(closing_.begin(), closing_.end(), bank));
+        return;
+    }
+    // The list keeps its order (decide offers in it): the banks after this one move up a place.
+    auto& v = active_[dir];
+    const int at = listedAt_[2 * bank + dir];
+    v.erase(v.begin() + at);
+    activeAt_[dir].erase(activeAt_[dir].begin() + at);
+    for (int i = at; i < static_cast<int>(v.size()); ++i)
+        listedAt_[2 * v[i] + dir] = i;
+    listedAt_[2 * bank + dir] = -1;
 }
 
 void DramController::issue(const Candidate& c, std::int64_t t) {
     using C = DramCommand;
     Bank& bank = banks_[c.bank];
-    if (c.cmd != C::Ref) plan(c.bank, 0).planned = plan(c.bank, 1).planned = false;
+    if (c.cmd != C::Ref)
+        for (int dir = 0; dir < 2; ++dir) {
+            plan(c.bank, dir).planned = false;
+            mirror(plan(c.bank, dir));
+        }
     const int row = c.cmd == C::Act ? c.row : c.slot >= 0 ? slots_[c.slot].row : -1;
     if (checker_) checker_->check(c.cmd, c.rank, bank.group, bank.bank, row, t);
     channel_.issue(c.cmd, c.bank, row, t);

@@ -167,7 +167,16 @@ class DramController {
     // over the active banks reads one candidate each and nothing else.
     std::vector<Candidate> plans_;
     Candidate& plan(int b, int dir) { return plans_[2 * b + dir]; }
-    std::vector<int> active_[2];       // banks with waiting reads, writes
+    std::vector<int> active_[2]; // banks with waiting reads, writes
+    // decide's view of active_: per listed bank, its plan's cycle, or kReplan when it has no plan. decide
+    // scans these and looks at a plan only when its cycle has come, which is a few banks in a dozen.
+    static constexpr std::int64_t kReplan = std::numeric_limits<std::int64_t>::min();
+    std::vector<std::int64_t> activeAt_[2];
+    std::vector<int> listedAt_; // per plan (bank * 2 + dir): its place in active_[dir], or -1
+    std::vector<int> comeDue_;  // decide's scratch: places in active_[dir] whose cycle has come
+    void list(int bank, int dir);
+    // Copies a plan's cycle into activeAt_ after it changes (nothing for refresh and closing candidates).
+    void mirror(const Candidate& c);
     std::vector<int> closing_;         // banks with closeAfter
     std::vector<Candidate> extra_;     // decide's refresh and closing candidates
     std::vector<Candidate*> readyNow_; // decide's candidates ready at its cycle
