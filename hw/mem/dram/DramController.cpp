@@ -108,16 +108,17 @@ DramController::Candidate* DramController::planOf(int b, int dir) {
     c.slot = -1;
     c.row = -1;
     c.conflict = false;
-    const Transaction& oldest = slots_[waiting.front()];
+    const Bank::Waiting& oldest = waiting.front();
     const int open = channel_.openRow(b);
     if (open >= 0) {
-        auto hit = std::find_if(waiting.begin(), waiting.end(), [&](int s) { return slots_[s].row == open; });
+        auto hit = std::find_if(waiting.begin(), waiting.end(),
+                                [&](const Bank::Waiting& w) { return w.row == open; });
         if (hit != waiting.end()) {
             c.cmd = dir ? C::Wr : C::Rd;
-            c.slot = *hit;
+            c.slot = hit->slot;
             c.row = open;
             c.klass = 1;
-            c.seq = slots_[*hit].seq;
+            c.seq = hit->seq;
         } else {
             c.cmd = C::Pre;
             c.klass = 2;
@@ -167,7 +168,7 @@ std::int64_t DramController::admit(std::int64_t t) {
         if (backlog_.empty()) sink_.inputDrained(index_);
         Bank& bank = banks_[x.bank];
         if (bank.waiting[dir].empty()) list(x.bank, dir);
-        bank.waiting[dir].push_back(slot);
+        bank.waiting[dir].push_back({x.seq, slot, x.row});
         // A younger transaction changes the bank's plan only if it turns a conflict into a hit.
         Candidate& p = plan(x.bank, dir);
         if (p.planned && p.cmd == DramCommand::Pre && x.row == channel_.openRow(x.bank)) {
@@ -294,8 +295,8 @@ std::int64_t DramController::decide(std::int64_t t) {
 
 bool DramController::anyWants(int bank, int row) const {
     for (int dir = 0; dir < 2; ++dir)
-        for (int s : banks_[bank].waiting[dir])
-            if (slots_[s].row == row) return true;
+        for (const Bank::Waiting& w : banks_[bank].waiting[dir])
+            if (w.row == row) return true;
     return false;
 }
 
@@ -366,7 +367,7 @@ void DramController::issue(const Candidate& c, std::int64_t t) {
         const int dir = c.cmd == C::Wr ? 1 : 0;
         const Transaction& x = slots_[c.slot]; // its slot is reused only by the next admission
         auto& w = bank.waiting[dir];
-        w.erase(std::find(w.begin(), w.end(), c.slot));
+        w.erase(std::find_if(w.begin(), w.end(), [&](const Bank::Waiting& q) { return q.slot == c.slot; }));
         if (w.empty()) unlist(c.bank, dir);
         freeSlots_.push_back(c.slot);
         --count_[dir];

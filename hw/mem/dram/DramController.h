@@ -98,11 +98,17 @@ class DramController {
     };
     struct Bank {
         int rank = 0, group = 0, bank = 0;
-        std::vector<int> waiting[2]; // queued transactions (slots), oldest first: reads, writes
-        bool closeAfter = false;     // closed-row policy: close once possible
-        bool conflictPre = false;    // the last PRE closed a row for a transaction that wanted another
-        bool firstAccess = false;    // the next column access is the first since the ACT
-        bool opensConflict = false;  // that ACT followed a conflict PRE
+        // Queued transactions, oldest first: reads, writes. Each with what planning looks at, so that
+        // finding a row hit reads this list alone.
+        struct Waiting {
+            std::int64_t seq;
+            int slot, row;
+        };
+        std::vector<Waiting> waiting[2];
+        bool closeAfter = false;    // closed-row policy: close once possible
+        bool conflictPre = false;   // the last PRE closed a row for a transaction that wanted another
+        bool firstAccess = false;   // the next column access is the first since the ACT
+        bool opensConflict = false; // that ACT followed a conflict PRE
     };
 
     // Moves transactions from the input buffer into the queues at `t`; returns the earliest cycle at which
