@@ -59,6 +59,9 @@ void PlacementAnnealer::rebuild() {
     binMark_.assign(demand_.size(), binStamp_); // marked: this spreading saves nothing
     box_.clear();
     netCost_.clear();
+    linkWeight_.clear();
+    for (const Net& net : nl_.nets)
+        linkWeight_.push_back(net.weight / cfg_.rdn.flit_bytes);
     for (int k = 0; k < static_cast<int>(nl_.nets.size()); ++k) {
         box_.push_back(boxOf(k));
         netCost_.push_back(netCost(box_.back(), k));
@@ -92,13 +95,13 @@ PlacementAnnealer::Box PlacementAnnealer::boxOf(int net) const {
 }
 
 double PlacementAnnealer::netCost(const Box& b, int net) const {
-    const double w = nl_.nets[net].weight / cfg_.rdn.flit_bytes;
+    const double w = linkWeight_[net];
     const int crossings = layout_.die(b.c1) - layout_.die(b.c0);
     return w * ((b.r1 - b.r0) + (b.c1 - b.c0) + d2d_ * crossings);
 }
 
 void PlacementAnnealer::spread(const Box& b, int net, double sign) {
-    const double w = nl_.nets[net].weight / cfg_.rdn.flit_bytes;
+    const double w = linkWeight_[net];
     const int area = (b.r1 - b.r0 + 1) * (b.c1 - b.c0 + 1);
     const double density = sign * w * ((b.r1 - b.r0) + (b.c1 - b.c0) + 1) / area;
     // The box's columns in each bin column, once per call (this loop is most of the annealer's time); each

@@ -70,6 +70,7 @@ class PlacementAnnealer {
     double portPenalty(double load) const;
     std::vector<double> demand_; // per bin
     std::vector<double> netCost_;
+    std::vector<double> linkWeight_; // per net: its weight in links' worth (bytes per cycle over the flit)
     std::vector<Box> box_;
     std::uint64_t state_;
     // Scratch of tryMove.
