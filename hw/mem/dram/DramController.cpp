@@ -43,6 +43,7 @@ DramController::DramController(const DramSpec& spec, const ControllerOptions& o,
         for (int dir = 0; dir < 2; ++dir) {
             plan(b, dir).bank = b;
             plan(b, dir).rank = bank.rank;
+            plan(b, dir).dir = static_cast<std::int8_t>(dir);
         }
     }
 }
@@ -244,28 +245,26 @@ std::int64_t DramController::decide(std::int64_t t) {
     for (auto& c : extra_)
         offer(c);
     const auto& listed = active_[dir];
+    auto offerPlan = [&](int b) {
+        Candidate& c = plan(b, dir);
+        offer(c.planned ? c : *planOf(b, dir));
+    };
     if (refreshDue) {
-        for (int b : listed) {
-            Candidate& c = plan(b, dir);
-            if (due_[c.rank]) continue; // its rank waits for a refresh
-            offer(c.planned ? c : *planOf(b, dir));
-        }
-    } else { // no rank waits for a refresh before refreshAt_
-        // The banks whose plan's cycle has not come only bound the next decision; the rest are offered, in
-        // their order in the list.
+        for (int b : listed)
+            if (!due_[plan(b, dir).rank]) offerPlan(b); // else its rank waits for a refresh
+    } else {
+        // No rank waits for a refresh before refreshAt_. The banks whose plan's cycle has not come only bound
+        // the next decision; the rest are offered, in their order in the list.
         const auto& at = activeAt_[dir];
-        int due = 0;
+        int n = 0;
         for (int i = 0; i < static_cast<int>(listed.size()); ++i) {
             const bool come = at[i] <= t;
-            comeDue_[due] = i;
-            due += come;
+            comeDue_[n] = i;
+            n += come;
             next = std::min(next, come ? kNeverCycle : at[i]);
         }
-        for (int k = 0; k < due; ++k) {
-            const int b = listed[comeDue_[k]];
-            Candidate& c = plan(b, dir);
-            offer(c.planned ? c : *planOf(b, dir));
-        }
+        for (int k = 0; k < n; ++k)
+            offerPlan(listed[comeDue_[k]]);
     }
 
     if (!best) return next;
@@ -308,11 +307,9 @@ void DramController::list(int bank, int dir) {
 }
 
 void DramController::mirror(const Candidate& c) {
-    const auto p = reinterpret_cast<std::uintptr_t>(&c),
-               first = reinterpret_cast<std::uintptr_t>(plans_.data());
-    if (p < first || p >= first + plans_.size() * sizeof(Candidate)) return; // a refresh or closing candidate
-    const std::size_t i = (p - first) / sizeof(Candidate);
-    if (listedAt_[i] >= 0) activeAt_[i & 1][listedAt_[i]] = c.planned ? c.at : kReplan;
+    if (c.dir < 0) return;
+    const int place = listedAt_[2 * c.bank + c.dir];
+    if (place >= 0) activeAt_[c.dir][place] = c.planned ? c.at : kReplan;
 }
 
 void DramController::unlist(int bank, int dir) {

@@ -95,6 +95,7 @@ class DramController {
         std::int64_t at = kNeverCycle;
         bool conflict = false; // a PRE that closes a row a queued transaction does not want
         bool planned = false;  // a bank's plan: up to date (else planOf works it out again)
+        std::int8_t dir = -1; // a bank's plan: the direction it serves; -1 for refresh and closing candidates
     };
     struct Bank {
         int rank = 0, group = 0, bank = 0;
@@ -181,7 +182,7 @@ class DramController {
     std::vector<int> listedAt_; // per plan (bank * 2 + dir): its place in active_[dir], or -1
     std::vector<int> comeDue_;  // decide's scratch: places in active_[dir] whose cycle has come
     void list(int bank, int dir);
-    // Copies a plan's cycle into activeAt_ after it changes (nothing for refresh and closing candidates).
+    // Copies a bank's plan's cycle into activeAt_ after it changes (nothing for other candidates).
     void mirror(const Candidate& c);
     std::vector<int> closing_;         // banks with closeAfter
     std::vector<Candidate> extra_;     // decide's refresh and closing candidates
