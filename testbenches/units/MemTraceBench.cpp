@@ -63,6 +63,7 @@ nlohmann::json runMemTrace(const MemTraceOptions& o, const traces::MemTrace& tra
     initSimTime();
     MemorySystemOptions mo = o.memory;
     mo.clock = ClockRatio{1, 1};
+    mo.controller.latencyHistogram = true; // for the 99th percentile
     // SystemC objects live until the process ends: the kernel keeps references to them.
     static std::unique_ptr<DramTier> tier;
     static std::unique_ptr<TraceFeeder> feeder;

@@ -74,6 +74,8 @@ AddressMapping::AddressMapping(MappingScheme scheme, const DramSpec& spec) : sch
     columnLowBits_ = std::max(log2(radix(F::ColumnLow)), 0);
     if (pow2 && bits < 64) transactionShift_ = log2(spec_.transactionBytes);
     plain_ = transactionShift_ >= 0 && !permute_ && !hash_;
+    banks_ = spec_.ranks * spec_.bankGroups * spec_.banks;
+    if (log2(banks_) >= 0) bankMask_ = static_cast<std::uint32_t>(banks_ - 1);
 }
 
 int DramAddress::*AddressMapping::member(Field f) {

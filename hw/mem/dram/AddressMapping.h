@@ -44,11 +44,7 @@ class AddressMapping {
             a.bankGroup = (a.bankGroup + a.row / banks) % groups;
             a.rank = (a.rank + a.row / (banks * groups)) % spec_.ranks;
         } else if (hash_) {
-            // Every row rotates the banks by its own multiplicative hash: a bijection within the row, and
-            // rows far apart (tensors at power-of-two offsets) land in unrelated banks.
-            const int n = spec_.ranks * groups * banks;
-            const int h = static_cast<int>(((std::uint32_t(a.row) * 0x9e3779b1u) >> 16) % std::uint32_t(n));
-            const int flat = ((a.rank * groups + a.bankGroup) * banks + a.bank + h) % n;
+            const int flat = hashedBank(a);
             a.bank = flat % banks;
             a.bankGroup = flat / banks % groups;
             a.rank = flat / (banks * groups);
@@ -67,6 +63,10 @@ class AddressMapping {
                     spec_.flatBank(field(Field::Rank), field(Field::BankGroup), field(Field::Bank)),
                     field(Field::Row)};
         }
+        if (hash_) { // the flat bank as it comes, not split into fields and joined again
+            const DramAddress a = decodeFields(address);
+            return {a.channel, hashedBank(a), a.row};
+        }
         const DramAddress a = decode(address);
         return {a.channel, spec_.flatBank(a.rank, a.bankGroup, a.bank), a.row};
     }
@@ -76,6 +76,15 @@ class AddressMapping {
   private:
     enum class Field { Channel, Rank, BankGroup, Bank, Row, Column, ColumnLow, ColumnHigh };
     DramAddress decodeFields(std::uint64_t address) const;
+    // The hashed mappings' flat bank: every row rotates the channel's banks by its own multiplicative hash,
+    // a bijection within the row, so rows far apart (tensors at power-of-two offsets) land in unrelated
+    // banks. Both terms are below the channel's bank count, so one subtraction wraps their sum.
+    int hashedBank(const DramAddress& a) const {
+        const std::uint32_t mixed = (std::uint32_t(a.row) * 0x9e3779b1u) >> 16;
+        const int h = static_cast<int>(bankMask_ ? mixed & bankMask_ : mixed % std::uint32_t(banks_));
+        const int flat = spec_.flatBank(a.rank, a.bankGroup, a.bank) + h;
+        return flat >= banks_ ? flat - banks_ : flat;
+    }
     int radix(Field f) const;
     static int DramAddress::*member(Field f);
 
@@ -100,7 +109,9 @@ class AddressMapping {
     bool permute_ = false; // RoBaRaCoCh-perm
     bool hash_ = false;    // <mapping>-hash
     int transactionShift_ = -1;
-    bool plain_ = false; // shifts and masks, no rotation of banks
+    bool plain_ = false;         // shifts and masks, no rotation of banks
+    int banks_ = 1;              // per channel
+    std::uint32_t bankMask_ = 0; // banks_ - 1 when a power of two, else 0
 };
 
 } // namespace steprdu::hw::mem

@@ -381,9 +381,11 @@ void DramController::issue(const Candidate& c, std::int64_t t) {
             ++stats_.reads;
             const std::int64_t latency = data - x.arrival;
             stats_.readLatencySum += latency;
-            if (latency >= static_cast<std::int64_t>(stats_.readLatencyHistogram.size()))
-                stats_.readLatencyHistogram.resize(latency + 1, 0);
-            ++stats_.readLatencyHistogram[latency];
+            if (o_.latencyHistogram) {
+                if (latency >= static_cast<std::int64_t>(stats_.readLatencyHistogram.size()))
+                    stats_.readLatencyHistogram.resize(latency + 1, 0);
+                ++stats_.readLatencyHistogram[latency];
+            }
         }
         if (o_.closedRow && !bank.closeAfter && !anyWants(c.bank, x.row)) {
             bank.closeAfter = true;

@@ -26,6 +26,9 @@ struct ControllerOptions {
     double writeHigh = 0.8, writeLow = 0.2; // write drain watermarks, fractions of the write queue
     bool closedRow = false;
     bool refresh = true;
+    // Count reads by latency (memtrace's percentiles); the chip reports the mean alone, and a histogram per
+    // channel, written at a random place on every read, costs the chip's runs a cache miss each.
+    bool latencyHistogram = false;
 };
 
 // One column access of the preset's transaction size.
@@ -43,7 +46,7 @@ struct ControllerStats {
     std::int64_t reads = 0, writes = 0, rowHits = 0, rowMisses = 0, rowConflicts = 0;
     std::int64_t refreshes = 0, commands = 0;
     std::int64_t readLatencySum = 0;
-    std::vector<std::int64_t> readLatencyHistogram;             // count by latency in cycles
+    std::vector<std::int64_t> readLatencyHistogram;             // count by latency in cycles, if asked for
     std::int64_t readQueueIntegral = 0, writeQueueIntegral = 0; // queue length x cycles
 
     // Adds another channel's counts (for a tier's totals).
