@@ -199,14 +199,6 @@ void MemorySystem::inputDrained(int channel) {
 }
 
 void MemorySystem::transactionDone(int, const Transaction& x, std::int64_t data) {
-    if (deferReports_) {
-        unreported_.push_back({x, data, data - spec_.t.nBL - (x.write ? spec_.t.nCWL : spec_.t.nCL)});
-        return;
-    }
-    complete(x, data);
-}
-
-void MemorySystem::complete(const Transaction& x, std::int64_t data) {
     lastData_ = std::max(lastData_, data);
     if (onTransaction_) onTransaction_(x.request, data);
     Request& r = requests_[x.request];
@@ -267,51 +259,6 @@ std::int64_t MemorySystem::nextEvent() const {
     return t;
 }
 
-// The loop of advanceTo visits channels once per front-end event (deciding that cycle) and once per stretch
-// between events, reporting each visit's completions as they come: by stretch, then channel, then cycle. Here
-// the front end's events come first (a command decided before `h` frees no slot before h), each channel
-// then decides all of its cycles in one visit (its decisions depend on nothing but the transactions it has
-// been sent), and the completions are reported by the same stretch, channel and cycle, so that whatever they
-// set off in the fabric happens in the same order.
-void MemorySystem::advanceWithinLookahead(std::int64_t h) {
-    releases_.clear();
-    for (std::int64_t t = frontEndNext(); t < h; t = frontEndNext()) {
-        pos_ = t;
-        releaseHeld(t);
-        releases_.push_back(t);
-        pos_ = t + 1;
-    }
-    deferReports_ = true;
-    for (int c = 0; c < channels(); ++c)
-        if (channelNext_[c] < h) {
-            channels_[c]->advanceTo(h);
-            channelChanged(c);
-        }
-    deferReports_ = false;
-    pos_ = h;
-    if (unreported_.empty()) return;
-    // Stretches: before the first release cycle, that cycle, between it and the next, ... (2r + 1 of them).
-    auto stretch = [&](std::int64_t cycle) {
-        int k = 0;
-        for (std::int64_t r : releases_) {
-            if (cycle < r) return 2 * k;
-            if (cycle == r) return 2 * k + 1;
-            ++k;
-        }
-        return 2 * k;
-    };
-    const int stretches = 2 * static_cast<int>(releases_.size()) + 1;
-    if (stretches == 1) {
-        for (const Completion& d : unreported_)
-            complete(d.x, d.data);
-    } else {
-        for (int s = 0; s < stretches; ++s)
-            for (const Completion& d : unreported_)
-                if (stretch(d.command) == s) complete(d.x, d.data);
-    }
-    unreported_.clear();
-}
-
 bool MemorySystem::step(std::int64_t h) {
     const std::int64_t fe = frontEndNext();
     std::int64_t t = fe;
@@ -333,14 +280,6 @@ bool MemorySystem::step(std::int64_t h) {
 }
 
 void MemorySystem::advanceTo(std::int64_t h) {
-    if (h <= pos_) return;
-    // Within the lookahead, in one visit per channel; not while a windowless stream is being sent (its
-    // transactions go to the channels as their input buffers run dry, in the middle of a channel's cycles).
-    if (o_.visitOnce && h != kNeverCycle && lookahead_ != kNeverCycle &&
-        h - pos_ <= std::min(lookahead_, kSlice) && next_ < 0) {
-        advanceWithinLookahead(h);
-        return;
-    }
     const bool toEnd = h == kNeverCycle;
     while (pos_ < h) {
         const std::int64_t fe = frontEndNext();

@@ -30,9 +30,6 @@ struct MemorySystemOptions {
     std::optional<MappingScheme> mapping; // none: the preset's
     bool checkTiming = false;             // check every command with DramChecker
     ClockRatio clock;                     // DRAM cycles per fabric cycle
-    // Within the lookahead, each channel decides its cycles in one visit per advanceTo (the same decisions
-    // and reports as the cycle-by-cycle loop, which false keeps, for tests that compare the two).
-    bool visitOnce = true;
 };
 
 class MemorySystem : public TransactionSink {
@@ -123,13 +120,6 @@ class MemorySystem : public TransactionSink {
     Client& client(int c);
     std::int64_t frontEndNext() const;
     void releaseHeld(std::int64_t t);
-    // advanceTo(h) where every front-end event before `h` is known before any channel decides a cycle (`h`
-    // within the lookahead, every client windowed): the front end releases up to `h`, each busy channel then
-    // decides its cycles up to `h` in one visit, and its completions are reported afterwards, in the order
-    // the cycle-by-cycle loop would report them.
-    void advanceWithinLookahead(std::int64_t h);
-    // transactionDone's work, when it is reported.
-    void complete(const Transaction& x, std::int64_t data);
     // Keep the cached next events up to date after a channel or a client changes.
     void channelChanged(int c) { channelNext_[c] = channels_[c]->nextEvent(); }
     void clientChanged(int c);
@@ -157,15 +147,6 @@ class MemorySystem : public TransactionSink {
     std::int64_t pos_ = 0;       // every cycle before it is decided (lazily, channel by channel)
     std::int64_t seq_ = 0, lastData_ = 0;
     std::int64_t lastRelease_ = -1; // the front end's last release of window slots
-    // advanceWithinLookahead's completions, held back: the front end's release cycles in the call, and per
-    // completion its channel and the cycle of its column command.
-    struct Completion {
-        Transaction x;
-        std::int64_t data, command;
-    };
-    bool deferReports_ = false;
-    std::vector<Completion> unreported_;
-    std::vector<std::int64_t> releases_;
     std::int64_t bytes_[2] = {0, 0};
     int pending_ = 0;
 };
