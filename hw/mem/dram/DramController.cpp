@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace steprdu::hw::mem {
 
@@ -25,12 +26,14 @@ void ControllerStats::add(const ControllerStats& o) {
 DramController::DramController(const DramSpec& spec, const ControllerOptions& o, int channel,
                                TransactionSink& sink, DramChecker* checker)
     : spec_(spec), o_(o), index_(channel), sink_(sink), checker_(checker), channel_(spec),
-      slots_(o.readQueue + o.writeQueue), banks_(spec.ranks * spec.banksPerRank()), plans_(2 * banks_.size()),
-      listedAt_(plans_.size(), -1), nextRefresh_(spec.ranks, spec.t.nREFI), refreshAt_(spec.t.nREFI),
-      due_(spec.ranks, 0),
+      slots_(o.readQueue + o.writeQueue), waiting_(slots_.size()), banks_(spec.ranks * spec.banksPerRank()),
+      plans_(2 * banks_.size()), listedAt_(plans_.size(), -1), nextRefresh_(spec.ranks, spec.t.nREFI),
+      refreshAt_(spec.t.nREFI), due_(spec.ranks, 0),
       // As counts: above high x queue means above its floor, below low x queue below its ceiling.
       writeHigh_(static_cast<int>(std::floor(o.writeHigh * o.writeQueue))),
       writeLow_(static_cast<int>(std::ceil(o.writeLow * o.writeQueue))) {
+    if (slots_.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max()))
+        throw std::length_error("DRAM controller: read and write queues of more than 32767 entries");
     for (int i = static_cast<int>(slots_.size()) - 1; i >= 0; --i)
         freeSlots_.push_back(i);
     extra_.reserve(banks_.size() + spec.ranks);
@@ -102,24 +105,24 @@ void DramController::advanceTo(std::int64_t h) {
 DramController::Candidate* DramController::planOf(int b, int dir) {
     using C = DramCommand;
     Bank& bank = banks_[b];
-    const auto& waiting = bank.waiting[dir];
-    if (waiting.empty() || due_[bank.rank]) return nullptr;
+    if (bank.head[dir] < 0 || due_[bank.rank]) return nullptr;
     Candidate& c = plan(b, dir);
     if (c.planned) return &c;
     c.slot = -1;
     c.row = -1;
     c.conflict = false;
-    const Bank::Waiting& oldest = waiting.front();
+    const Waiting& oldest = waiting_[bank.head[dir]];
     const int open = channel_.openRow(b);
     if (open >= 0) {
-        auto hit = std::find_if(waiting.begin(), waiting.end(),
-                                [&](const Bank::Waiting& w) { return w.row == open; });
-        if (hit != waiting.end()) {
+        int hit = bank.head[dir];
+        while (hit >= 0 && waiting_[hit].row != open)
+            hit = waiting_[hit].next;
+        if (hit >= 0) {
             c.cmd = dir ? C::Wr : C::Rd;
-            c.slot = hit->slot;
+            c.slot = hit;
             c.row = open;
             c.klass = 1;
-            c.seq = hit->seq;
+            c.seq = waiting_[hit].seq;
         } else {
             c.cmd = C::Pre;
             c.klass = 2;
@@ -167,9 +170,8 @@ std::int64_t DramController::admit(std::int64_t t) {
         x.arrival = t;
         backlog_.pop_front();
         if (backlog_.empty()) sink_.inputDrained(index_);
-        Bank& bank = banks_[x.bank];
-        if (bank.waiting[dir].empty()) list(x.bank, dir);
-        bank.waiting[dir].push_back({x.seq, slot, x.row});
+        if (!waits(x.bank, dir)) list(x.bank, dir);
+        enlist(x.bank, dir, slot);
         // A younger transaction changes the bank's plan only if it turns a conflict into a hit.
         Candidate& p = plan(x.bank, dir);
         if (p.planned && p.cmd == DramCommand::Pre && x.row == channel_.openRow(x.bank)) {
@@ -294,9 +296,27 @@ std::int64_t DramController::decide(std::int64_t t) {
 
 bool DramController::anyWants(int bank, int row) const {
     for (int dir = 0; dir < 2; ++dir)
-        for (const Bank::Waiting& w : banks_[bank].waiting[dir])
-            if (w.row == row) return true;
+        for (int s = banks_[bank].head[dir]; s >= 0; s = waiting_[s].next)
+            if (waiting_[s].row == row) return true;
     return false;
+}
+
+void DramController::enlist(int bank, int dir, int slot) {
+    Bank& b = banks_[bank];
+    const Transaction& x = slots_[slot];
+    waiting_[slot] = {x.seq, x.row, -1, b.tail[dir]};
+    if (b.tail[dir] >= 0)
+        waiting_[b.tail[dir]].next = static_cast<std::int16_t>(slot);
+    else
+        b.head[dir] = static_cast<std::int16_t>(slot);
+    b.tail[dir] = static_cast<std::int16_t>(slot);
+}
+
+void DramController::delist(int bank, int dir, int slot) {
+    Bank& b = banks_[bank];
+    const Waiting& w = waiting_[slot];
+    (w.prev >= 0 ? waiting_[w.prev].next : b.head[dir]) = w.next;
+    (w.next >= 0 ? waiting_[w.next].prev : b.tail[dir]) = w.prev;
 }
 
 void DramController::list(int bank, int dir) {
@@ -363,9 +383,8 @@ void DramController::issue(const Candidate& c, std::int64_t t) {
         account(t);
         const int dir = c.cmd == C::Wr ? 1 : 0;
         const Transaction& x = slots_[c.slot]; // its slot is reused only by the next admission
-        auto& w = bank.waiting[dir];
-        w.erase(std::find_if(w.begin(), w.end(), [&](const Bank::Waiting& q) { return q.slot == c.slot; }));
-        if (w.empty()) unlist(c.bank, dir);
+        delist(c.bank, dir, c.slot);
+        if (!waits(c.bank, dir)) unlist(c.bank, dir);
         freeSlots_.push_back(c.slot);
         --count_[dir];
         --queued_;

@@ -102,13 +102,8 @@ class DramController {
     };
     struct Bank {
         int rank = 0, group = 0, bank = 0;
-        // Queued transactions, oldest first: reads, writes. Each with what planning looks at, so that
-        // finding a row hit reads this list alone.
-        struct Waiting {
-            std::int64_t seq;
-            int slot, row;
-        };
-        std::vector<Waiting> waiting[2];
+        // Queued transactions, oldest first: reads, writes; lists through the slots' Waiting records.
+        std::int16_t head[2] = {-1, -1}, tail[2] = {-1, -1};
         bool closeAfter = false;    // closed-row policy: close once possible
         bool conflictPre = false;   // the last PRE closed a row for a transaction that wanted another
         bool firstAccess = false;   // the next column access is the first since the ACT
@@ -170,6 +165,17 @@ class DramController {
     };
     InputBuffer backlog_;
     std::vector<Transaction> slots_;
+    // Per slot, its place in its bank's list and what planning looks at: the lists of all banks live in one
+    // small array (a vector per bank spread them over the heap, a cache miss per admission).
+    struct Waiting {
+        std::int64_t seq;
+        std::int32_t row;
+        std::int16_t next, prev;
+    };
+    std::vector<Waiting> waiting_;
+    bool waits(int bank, int dir) const { return banks_[bank].head[dir] >= 0; }
+    void enlist(int bank, int dir, int slot);
+    void delist(int bank, int dir, int slot);
     std::vector<int> freeSlots_;
     std::vector<Bank> banks_;
     // Per bank and direction (bank * 2 + dir): the command its queued transactions need next, without its
