@@ -32,6 +32,9 @@ class DramChannel {
     }
     // Records `c` at cycle `t` at bank `flat` (which must be >= earliest); `row` for ACT.
     void issue(DramCommand c, int flat, int row, std::int64_t t);
+    // Starts loading what earliest() reads of bank `flat`, so that looking at several banks overlaps the
+    // loads.
+    void prefetch(int flat) const { __builtin_prefetch(&banks_[flat]); }
     // The open row of a bank, or -1.
     int openRow(int flat) const { return banks_[flat].row; }
     int openBanks(int rank) const { return open_[rank]; }

@@ -265,6 +265,13 @@ std::int64_t DramController::decide(std::int64_t t) {
             n += come;
             next = std::min(next, come ? kNeverCycle : at[i]);
         }
+        // Their plans and bank states are in no cache after the other channels' visits: start every load
+        // before the first is needed, so that they overlap.
+        for (int k = 0; k < n; ++k) {
+            const int b = listed[comeDue_[k]];
+            __builtin_prefetch(&plan(b, dir));
+            channel_.prefetch(b);
+        }
         for (int k = 0; k < n; ++k)
             offerPlan(listed[comeDue_[k]]);
     }
