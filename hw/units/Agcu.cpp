@@ -69,9 +69,11 @@ void Agcu::offChip(OperatorProcess& op, const step::OffChipAccess& a) {
     for (Unit* u : op.group())
         ports.push_back(static_cast<Agcu*>(u));
     const std::int64_t bursts = mem::burstCount(ranges, burst);
-    std::vector<std::vector<ByteRange>> runs{ranges};
+    std::vector<std::vector<ByteRange>> runs;
     if (ports.size() > 1 && bursts > 0)
         runs = mem::splitBursts(ranges, burst, static_cast<int>(ports.size()));
+    else
+        runs.push_back(std::move(ranges)); // a row-major tile is thousands of ranges: not copied
     std::vector<std::size_t> used;
     for (std::size_t j = 0; j < runs.size(); ++j)
         if (!runs[j].empty() || j == 0) used.push_back(j);

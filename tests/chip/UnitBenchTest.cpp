@@ -3,6 +3,9 @@
 // process.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <vector>
+
 #include "hw/config/HwConfigLoader.h"
 #include "hw/mem/MemoryMap.h"
 #include "hw/mem/TensorLayout.h"
@@ -261,6 +264,72 @@ TEST(AgcuBursts, TiledLayoutReadsWholeBlocks) {
     auto lower = ranges(2, 16, 16); // rows 16-31, columns 0-15: block 2
     ASSERT_EQ(lower.size(), 1u);
     EXPECT_EQ(lower[0].address, 4096u + 2048u);
+}
+
+// burstRanges against the definition, element by element: every byte of the tile marks its bursts, and the
+// marked bursts' maximal runs are the ranges. Row-major and blocked tensors whose edge blocks are partial,
+// tiles that straddle blocks or fill them, a power-of-two burst and one that is not, an unaligned base.
+// splitBursts then cuts the same bursts into even runs, in order.
+TEST(AgcuBursts, RangesAreTheTilesBurstsElementByElement) {
+    step::TensorSpec t;
+    t.rows = 40;
+    t.cols = 52;
+    struct Case {
+        std::int64_t rows, cols;
+        int eb, burst, blockRows, blockCols;
+        std::int64_t base;
+    };
+    const Case cases[] = {{8, 13, 2, 64, 0, 0, 0},   {8, 13, 2, 48, 0, 0, 40},   {40, 52, 4, 64, 0, 0, 0},
+                          {8, 13, 2, 64, 16, 12, 0}, {8, 26, 4, 48, 16, 12, 8},  {16, 52, 2, 64, 16, 13, 0},
+                          {5, 4, 2, 64, 5, 4, 128},  {40, 52, 2, 32, 16, 12, 0}, {8, 4, 2, 32, 16, 48, 0}};
+    for (const Case& k : cases) {
+        const std::int64_t tiles = (t.rows / k.rows) * (t.cols / k.cols);
+        for (std::int64_t tile = 0; tile < tiles; ++tile) {
+            const step::OffChipAccess a{0, tile, k.rows, k.cols, k.eb, 1, false};
+            const std::int64_t perRow = t.cols / k.cols;
+            const std::int64_t r0 = tile / perRow * k.rows, c0 = tile % perRow * k.cols;
+            std::set<std::int64_t> marked;
+            for (std::int64_t r = r0; r < r0 + k.rows; ++r)
+                for (std::int64_t c = c0; c < c0 + k.cols; ++c) {
+                    std::int64_t e = r * t.cols + c;
+                    if (k.blockRows > 0) {
+                        const std::int64_t br = k.blockRows, bc = k.blockCols;
+                        const std::int64_t block = r / br * ((t.cols + bc - 1) / bc) + c / bc;
+                        e = block * br * bc + r % br * bc + c % bc;
+                    }
+                    const std::int64_t byte = k.base + e * k.eb;
+                    for (std::int64_t b = byte / k.burst; b <= (byte + k.eb - 1) / k.burst; ++b)
+                        marked.insert(b);
+                }
+            std::vector<mem::ByteRange> expected;
+            for (std::int64_t b : marked)
+                if (!expected.empty() &&
+                    std::int64_t(expected.back().address) + expected.back().bytes == b * k.burst)
+                    expected.back().bytes += k.burst;
+                else
+                    expected.push_back({static_cast<std::uint64_t>(b * k.burst), k.burst});
+            const auto got = mem::burstRanges(t, k.base, a, k.burst, k.blockRows, k.blockCols);
+            ASSERT_EQ(got.size(), expected.size()) << "tile " << tile << " of " << k.rows << " x " << k.cols;
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                EXPECT_EQ(got[i].address, expected[i].address) << "tile " << tile << " range " << i;
+                EXPECT_EQ(got[i].bytes, expected[i].bytes) << "tile " << tile << " range " << i;
+            }
+            const std::int64_t bursts = mem::burstCount(got, k.burst);
+            EXPECT_EQ(bursts, static_cast<std::int64_t>(marked.size()));
+            const auto runs = mem::splitBursts(got, k.burst, 3);
+            ASSERT_EQ(runs.size(), 3u);
+            std::vector<std::int64_t>
+                order; // every burst once, in address order, runs 3 / 3 / 3 at most 1 apart
+            for (std::size_t p = 0; p < runs.size(); ++p) {
+                const std::int64_t n = mem::burstCount(runs[p], k.burst);
+                EXPECT_EQ(n, bursts / 3 + (std::int64_t(p) < bursts % 3 ? 1 : 0));
+                for (const mem::ByteRange& r : runs[p])
+                    for (std::int64_t b = 0; b < r.bytes / k.burst; ++b)
+                        order.push_back(std::int64_t(r.address) / k.burst + b);
+            }
+            EXPECT_EQ(order, std::vector<std::int64_t>(marked.begin(), marked.end()));
+        }
+    }
 }
 
 // A single AGCU reading one long tile from the STeP HBM node (32 channels x 64 B / 2 cycles = 16 bursts per
