@@ -17,8 +17,8 @@ std::vector<ByteRange> burstRanges(const step::TensorSpec& t, std::int64_t base,
                                    int burstBytes, int blockRows = 0, int blockCols = 0);
 // Bursts of `burstBytes` in burst-aligned `ranges`.
 std::int64_t burstCount(const std::vector<ByteRange>& ranges, int burstBytes);
-// `ranges` cut into `parts` runs of consecutive bursts, as even as whole bursts allow (the first runs get the
-// extra bursts); a run may be empty when there are fewer bursts than parts.
+// Burst-aligned `ranges` cut into `parts` runs of consecutive bursts, as even as whole bursts allow (the
+// first runs get the extra bursts); a run may be empty when there are fewer bursts than parts.
 std::vector<std::vector<ByteRange>> splitBursts(const std::vector<ByteRange>& ranges, int burstBytes,
                                                 int parts);
 
