@@ -10,12 +10,8 @@ namespace {
 // thousands of segments, and a division for each end of each cost more than the rest of the work).
 struct BurstIndex {
     std::int64_t bytes;
-    int shift = -1;
-    explicit BurstIndex(std::int64_t b) : bytes(b) {
-        if ((b & (b - 1)) == 0)
-            for (shift = 0; (std::int64_t(1) << shift) < b; ++shift) {
-            }
-    }
+    int shift; // -1 when not a power of two
+    explicit BurstIndex(std::int64_t b) : bytes(b), shift((b & (b - 1)) == 0 ? __builtin_ctzll(b) : -1) {}
     std::int64_t operator()(std::int64_t address) const {
         return shift >= 0 ? address >> shift : address / bytes;
     }
