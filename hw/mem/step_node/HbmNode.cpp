@@ -61,19 +61,18 @@ void HbmNode::setWindow(int client, int requests, int returnLatency) {
     nextValid_ = false;
     period_.valid = false;
     if (client >= static_cast<int>(windows_.size())) windows_.resize(client + 1);
-    windows_[client].cap = requests;
+    windows_[client].slots.setCap(requests);
     windows_[client].returnLatency = returnLatency;
 }
 
 void HbmNode::release(int client, std::int64_t cycle) {
     if (client >= static_cast<int>(windows_.size())) return;
-    windows_[client].back.releaseUpTo(cycle);
+    windows_[client].slots.release(cycle);
 }
 
 bool HbmNode::windowAllows(int client, int count) const {
-    if (client >= static_cast<int>(windows_.size()) || windows_[client].cap == 0) return true;
-    const auto& w = windows_[client];
-    return w.back.empty() || w.back.size() + count <= w.cap; // a packet wider than the window goes alone
+    if (client >= static_cast<int>(windows_.size()) || windows_[client].slots.cap() == 0) return true;
+    return windows_[client].slots.allows(count);
 }
 
 std::int64_t HbmNode::nextCycle() const {
@@ -83,8 +82,8 @@ std::int64_t HbmNode::nextCycle() const {
         std::int64_t v = std::max(clients_[c].front.visible(), cycle_);
         int client = c >> 1;
         // A client at its window's cap waits at least until its earliest response is back.
-        if (!windowAllows(client, clients_[c].front.count()) && !windows_[client].back.empty())
-            v = std::max(v, windows_[client].back.earliest());
+        if (!windowAllows(client, clients_[c].front.count()))
+            v = std::max(v, windows_[client].slots.earliest());
         next = std::min(next, v);
     }
     next_ = next;
@@ -112,6 +111,9 @@ int wrap(int x, int n) {
     int offset = cycleOffset_, i = inCycle;
     std::int64_t last = 0;
     bool bound = false;
+    // Slots coming back at the same cycle (a packet that found its channels idle) go to the window at once.
+    std::int64_t back = 0;
+    int backs = 0;
     for (int r = 0; r < count; ++r, ++i) {
         int channel;
         if (p_.triangularOffset) { // step-perf: off = (off + i) % C for the i-th request of the cycle
@@ -128,9 +130,18 @@ int wrap(int x, int n) {
         if (!p_.startupEveryRequest) channelStarted_[channel] = true;
         // The response is visible at the front end after the service latency, one hop later at the client.
         const std::int64_t delivered = start + latency + 1;
-        if (window) window->back.add(delivered + window->returnLatency);
+        if (window) {
+            const std::int64_t b = delivered + window->returnLatency;
+            if (backs > 0 && b != back) {
+                window->slots.add(back, backs);
+                backs = 0;
+            }
+            back = b;
+            ++backs;
+        }
         last = std::max(last, delivered);
     }
+    if (backs > 0) window->slots.add(back, backs);
     cycleOffset_ = offset;
     inCycle = i;
     period_.arrivalBound |= bound;
@@ -162,7 +173,7 @@ void HbmNode::advanceTo(std::int64_t upTo) {
             if (run.visible() > c) continue;
             const int client = active_[k] >> 1;
             Window* window = nullptr;
-            if (client < static_cast<int>(windows_.size()) && windows_[client].cap > 0) {
+            if (client < static_cast<int>(windows_.size()) && windows_[client].slots.cap() > 0) {
                 window = &windows_[client];
                 release(client, c);
                 if (!windowAllows(client, run.count())) continue;
@@ -198,7 +209,7 @@ bool HbmNode::steady() const {
         const TileRun& run = clients_[id].front;
         if (run.visible() > cycle_ || run.left <= run.par) return false;
         const int client = id >> 1;
-        if (client < static_cast<int>(windows_.size()) && windows_[client].cap > 0) return false;
+        if (client < static_cast<int>(windows_.size()) && windows_[client].slots.cap() > 0) return false;
     }
     return !active_.empty();
 }

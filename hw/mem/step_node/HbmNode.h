@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "util/CountCalendar.h"
+#include "hw/mem/step_node/RequestWindow.h"
 
 namespace steprdu::hw::mem {
 
@@ -106,8 +106,8 @@ class HbmNode {
     bool windowAllows(int client, int count) const;
 
     struct Window {
-        int cap = 0, returnLatency = 0;
-        CountCalendar back; // the cycles its slots in use come back
+        int returnLatency = 0;
+        RequestWindow slots; // the cycles its slots in use come back
     };
     std::vector<Window> windows_;
 
