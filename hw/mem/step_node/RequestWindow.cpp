@@ -1,5 +1,7 @@
 #include "hw/mem/step_node/RequestWindow.h"
 
+#include <algorithm>
+
 namespace steprdu::hw::mem {
 
 void RequestWindow::compact() const {
@@ -19,18 +21,20 @@ void RequestWindow::compact() const {
         nextDrop_ = kNeverDrop;
         return;
     }
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-        if (i % kBlock == 0)
-            blockLast_.push_back(kept[i]);
-        else
-            blockLast_.back() = std::max(blockLast_.back(), kept[i]);
-    }
+    for (std::size_t i = kBlock; i <= kept.size(); i += kBlock)
+        blockLast_.push_back(*std::max_element(kept.begin() + static_cast<std::ptrdiff_t>(i - kBlock),
+                                               kept.begin() + static_cast<std::ptrdiff_t>(i)));
     log_ = std::move(kept);
     setNextDrop();
 }
 
+void RequestWindow::closeBlock() {
+    blockLast_.push_back(*std::max_element(log_.end() - kBlock, log_.end()));
+    if (blockLast_.size() == head_ / kBlock + 1) nextDrop_ = blockLast_.back();
+}
+
 void RequestWindow::dropBlocks() {
-    while (head_ + kBlock <= log_.size() && blockLast_[head_ / kBlock] <= released_)
+    while (head_ / kBlock < blockLast_.size() && blockLast_[head_ / kBlock] <= released_)
         head_ += kBlock;
     if (head_ >= 16 * kBlock && 2 * head_ >= log_.size()) { // free the dropped part
         log_.erase(log_.begin(), log_.begin() + static_cast<std::ptrdiff_t>(head_));

@@ -30,14 +30,8 @@ class RequestWindow {
             return;
         }
         for (int i = 0; i < n; ++i) {
-            if (log_.size() % kBlock == 0) {
-                // The block before is complete: if it is the log's first, it is the next to drop.
-                if (!log_.empty() && log_.size() == head_ + kBlock) nextDrop_ = blockLast_.back();
-                blockLast_.push_back(t);
-            } else {
-                blockLast_.back() = std::max(blockLast_.back(), t);
-            }
             log_.push_back(t);
+            if (log_.size() % kBlock == 0) closeBlock();
         }
     }
     // The slots back by cycle `t` are free.
@@ -62,12 +56,14 @@ class RequestWindow {
 
   private:
     static constexpr std::size_t kBlock = 256;
+    // Notes the latest cycle of the block the log has just completed.
+    void closeBlock();
     // Drops the complete blocks from the log's start whose slots are all back.
     void dropBlocks();
     // allows() where the bound refuses: counts the slots in use.
     bool countedAllows(int count) const;
     void setNextDrop() const {
-        nextDrop_ = head_ + kBlock <= log_.size() ? blockLast_[head_ / kBlock] : kNeverDrop;
+        nextDrop_ = head_ / kBlock < blockLast_.size() ? blockLast_[head_ / kBlock] : kNeverDrop;
     }
     // Keeps the logged slots not back by the last release, and counts them per cycle from here on if they
     // are near the cap.
@@ -75,8 +71,8 @@ class RequestWindow {
 
     int cap_;
     mutable bool counted_ = false;
-    // Until counted: the slots' cycles in the order added, those before head_ dropped, and per block of
-    // kBlock of them (from the log's start) the latest.
+    // Until counted: the slots' cycles in the order added, those before head_ dropped, and per complete
+    // block of kBlock of them (from the log's start) the latest.
     mutable std::vector<std::int64_t> log_, blockLast_;
     mutable std::size_t head_ = 0;
     static constexpr std::int64_t kNeverDrop = INT64_MAX;
