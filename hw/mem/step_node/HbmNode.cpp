@@ -111,9 +111,6 @@ int wrap(int x, int n) {
     int offset = cycleOffset_, i = inCycle;
     std::int64_t last = 0;
     bool bound = false;
-    // Slots coming back at the same cycle (a packet that found its channels idle) go to the window at once.
-    std::int64_t back = 0;
-    int backs = 0;
     for (int r = 0; r < count; ++r, ++i) {
         int channel;
         if (p_.triangularOffset) { // step-perf: off = (off + i) % C for the i-th request of the cycle
@@ -130,18 +127,9 @@ int wrap(int x, int n) {
         if (!p_.startupEveryRequest) channelStarted_[channel] = true;
         // The response is visible at the front end after the service latency, one hop later at the client.
         const std::int64_t delivered = start + latency + 1;
-        if (window) {
-            const std::int64_t b = delivered + window->returnLatency;
-            if (backs > 0 && b != back) {
-                window->slots.add(back, backs);
-                backs = 0;
-            }
-            back = b;
-            ++backs;
-        }
+        if (window) window->slots.add(delivered + window->returnLatency);
         last = std::max(last, delivered);
     }
-    if (backs > 0) window->slots.add(back, backs);
     cycleOffset_ = offset;
     inCycle = i;
     period_.arrivalBound |= bound;

@@ -24,7 +24,7 @@ class RequestWindow {
     int cap() const { return cap_; }
     void setCap(int cap) { cap_ = cap; }
     // `n` slots in use until cycle `t`, which must be after the last release.
-    void add(std::int64_t t, int n) {
+    void add(std::int64_t t, int n = 1) {
         if (counted_) {
             calendar_.add(t, n);
             return;
