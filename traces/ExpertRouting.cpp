@@ -54,7 +54,7 @@ ExpertRouting readExpertRouting(const std::string& path, int numExperts) {
     std::vector<std::string> f;
     if (!csv.next(f)) csv.fail("missing header", headerForm, "an empty file");
     const int k = routingHeaderK(f);
-    if (k == 0) csv.fail("bad header", headerForm, quoted(csv.lineText()));
+    if (k == 0) csv.fail("bad header", headerForm, traces::quoted(csv.lineText()));
     if (k > numExperts)
         csv.fail("more experts per token than experts", fmt::format("at most {} topk columns", numExperts),
                  std::to_string(k));
@@ -67,14 +67,16 @@ ExpertRouting readExpertRouting(const std::string& path, int numExperts) {
                      fmt::format("{} fields (token + {} expert ids, as in the header)", k + 1, k),
                      std::to_string(f.size()));
         auto token = parseInt(f[0]);
-        if (!token) csv.fail("non-integer field 'token'", "an integer", quoted(f[0]));
+        if (!token) csv.fail("non-integer field 'token'", "an integer", traces::quoted(f[0]));
         if (*token != t) csv.fail("token index out of sequence", std::to_string(t), std::to_string(*token));
         std::vector<int> row;
         row.reserve(k);
         for (int j = 0; j < k; ++j) {
             const std::string column = fmt::format("topk{}", j);
             auto e = parseInt(f[j + 1]);
-            if (!e) csv.fail(fmt::format("non-integer field '{}'", column), "an integer", quoted(f[j + 1]));
+            if (!e)
+                csv.fail(fmt::format("non-integer field '{}'", column), "an integer",
+                         traces::quoted(f[j + 1]));
             if (*e < 0 || *e >= numExperts)
                 csv.fail(fmt::format("expert id out of range in '{}'", column),
                          fmt::format("0..{} ({} experts)", numExperts - 1, numExperts), std::to_string(*e));

@@ -22,7 +22,7 @@ KvLengths readKvLengths(const std::string& path) {
     std::vector<std::string> f;
     if (!csv.next(f)) csv.fail("missing header", headerForm, "an empty file");
     if (f.size() != 2 || f[0] != "request" || f[1] != "kv_len")
-        csv.fail("bad header", headerForm, quoted(csv.lineText()));
+        csv.fail("bad header", headerForm, traces::quoted(csv.lineText()));
 
     KvLengths kv{path, {}};
     while (csv.next(f)) {
@@ -30,11 +30,11 @@ KvLengths readKvLengths(const std::string& path) {
         if (f.size() != 2)
             csv.fail("wrong column count", "2 fields (request,kv_len)", std::to_string(f.size()));
         auto request = parseInt(f[0]);
-        if (!request) csv.fail("non-integer field 'request'", "an integer", quoted(f[0]));
+        if (!request) csv.fail("non-integer field 'request'", "an integer", traces::quoted(f[0]));
         if (*request != i)
             csv.fail("request index out of sequence", std::to_string(i), std::to_string(*request));
         auto len = parseInt(f[1]);
-        if (!len) csv.fail("non-integer field 'kv_len'", "an integer", quoted(f[1]));
+        if (!len) csv.fail("non-integer field 'kv_len'", "an integer", traces::quoted(f[1]));
         if (*len < 0) csv.fail("negative KV length", "kv_len >= 0", std::to_string(*len));
         kv.lengths.push_back(*len);
     }

@@ -14,7 +14,7 @@ MemTrace readMemTrace(const std::string& path, int alignment) {
     std::vector<std::string> f;
     if (!csv.next(f)) csv.fail("missing header", headerForm, "an empty file");
     if (f.size() != 4 || f[0] != "cycle" || f[1] != "op" || f[2] != "address" || f[3] != "bytes")
-        csv.fail("bad header", headerForm, quoted(csv.lineText()));
+        csv.fail("bad header", headerForm, traces::quoted(csv.lineText()));
     MemTrace t{path, {}};
     std::int64_t last = 0;
     while (csv.next(f)) {
@@ -22,22 +22,23 @@ MemTrace readMemTrace(const std::string& path, int alignment) {
             csv.fail("wrong column count", "4 fields (cycle,op,address,bytes)", std::to_string(f.size()));
         MemRequest r;
         auto cycle = parseInt(f[0]);
-        if (!cycle) csv.fail("non-integer field 'cycle'", "an integer", quoted(f[0]));
+        if (!cycle) csv.fail("non-integer field 'cycle'", "an integer", traces::quoted(f[0]));
         if (*cycle < 0) csv.fail("negative field 'cycle'", "a cycle >= 0", std::to_string(*cycle));
         if (*cycle != 0 && *cycle < last)
             csv.fail("field 'cycle' goes back in time",
                      fmt::format("0 or at least {} (the previous request's cycle)", last),
                      std::to_string(*cycle));
-        if (f[1] != "R" && f[1] != "W") csv.fail("bad field 'op'", "R or W", quoted(f[1]));
+        if (f[1] != "R" && f[1] != "W") csv.fail("bad field 'op'", "R or W", traces::quoted(f[1]));
         auto address = parseAddress(f[2]);
         if (!address)
-            csv.fail("non-integer field 'address'", "a decimal or 0x-hexadecimal integer", quoted(f[2]));
+            csv.fail("non-integer field 'address'", "a decimal or 0x-hexadecimal integer",
+                     traces::quoted(f[2]));
         if (*address < 0) csv.fail("negative field 'address'", "an address >= 0", std::to_string(*address));
         if (*address % alignment)
             csv.fail("unaligned field 'address'",
                      fmt::format("a multiple of the {}-byte transaction", alignment), f[2]);
         auto bytes = parseInt(f[3]);
-        if (!bytes) csv.fail("non-integer field 'bytes'", "an integer", quoted(f[3]));
+        if (!bytes) csv.fail("non-integer field 'bytes'", "an integer", traces::quoted(f[3]));
         if (*bytes <= 0) csv.fail("bad field 'bytes'", "a byte count >= 1", std::to_string(*bytes));
         r.cycle = *cycle;
         r.write = f[1] == "W";
