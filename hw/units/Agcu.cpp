@@ -30,10 +30,14 @@ int Agcu::OpState::inFlight(Cycle t) {
 
 void Agcu::OpState::waitBelow(int limit) {
     while (inFlight(now()) >= limit) {
-        if (returns.empty())
+        if (returns.empty()) {
             sc_core::wait(known);
-        else
-            waitUntil(*std::min_element(returns.begin(), returns.end()));
+            continue;
+        }
+        // Until the earliest known return, or until another tile is answered: responses come back out of
+        // order, so that one may be back sooner.
+        const Cycle first = *std::min_element(returns.begin(), returns.end());
+        sc_core::wait(cycles(first - now()), known);
     }
 }
 

@@ -5,10 +5,11 @@
 // bursts_per_cycle (or the operator's par_dispatch) per cycle, at most max_outstanding in flight per AGCU.
 // Responses return out of order; a load's tile leaves, in tile order, once all its bursts are back. Each
 // operator may have tiles_in_flight tiles outstanding, so the next tile's requests overlap the last one's
-// wait. The TLN between AGCU and memory adds tln_latency_cycles each way. The memory map routes each tensor's
-// bursts to its tier (HBM or DDR). An operator given several AGCUs (a striped stream) runs on the first; each
-// tile's bursts are cut into one run of consecutive bursts per AGCU, and each AGCU issues its run through its
-// own window at its own issue rate; the tile is back when every run is.
+// wait; a tile's place frees when its last response is back, whichever tile is back first. The TLN between
+// AGCU and memory adds tln_latency_cycles each way. The memory map routes each tensor's bursts to its tier
+// (HBM or DDR). An operator given several AGCUs (a striped stream) runs on the first; each tile's bursts are
+// cut into one run of consecutive bursts per AGCU, and each AGCU issues its run through its own window at its
+// own issue rate; the tile is back when every run is.
 #include <functional>
 #include <vector>
 

@@ -205,6 +205,11 @@ nlohmann::json runPmuBench(const HwConfig& cfg, const PmuBench& b) {
 }
 
 nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
+    return runAgcuBench(cfg, b, mem::makeTiers(cfg));
+}
+
+nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b,
+                            std::vector<std::unique_ptr<OffChipMemory>> tiers) {
     initSimTime();
     const std::int64_t tensorRows = b.tensorRows ? b.tensorRows : b.rows;
     const std::int64_t tensorCols = b.tensorCols ? b.tensorCols : b.cols * b.tiles;
@@ -221,7 +226,6 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b) {
     g.finalize();
     step::TensorStore store(g, false);
     MemoryMap map(g, cfg);
-    const auto tiers = mem::makeTiers(cfg);
     Agcu agcu("agcu", cfg, 0, tiers, g, map);
     auto op = makeChild<OperatorProcess>(agcu, "load", g.op(g.findOp("load")), agcu, 1, store, false, 0);
     LocalStream out("out", cfg.rdn.local_hop_cycles);

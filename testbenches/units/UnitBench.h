@@ -4,11 +4,14 @@
 // from the first cycle (or streams in at a set pace) and every output is taken at once, so the cycles measure
 // the unit itself. Each bench
 // elaborates SystemC: one per process (see util/ForkRun.h).
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "hw/config/HwConfig.h"
+#include "hw/mem/OffChipMemory.h"
 #include "hw/sim/SimTime.h"
 
 namespace steprdu::hw {
@@ -41,5 +44,8 @@ struct AgcuBench {
 nlohmann::json runPcuBench(const HwConfig& cfg, const PcuBench& b);
 nlohmann::json runPmuBench(const HwConfig& cfg, const PmuBench& b);
 nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b);
+// The same with the memory tiers given, indexed by Tier (a scripted memory in a test).
+nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b,
+                            std::vector<std::unique_ptr<OffChipMemory>> tiers);
 
 } // namespace steprdu::hw

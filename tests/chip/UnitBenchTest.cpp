@@ -3,7 +3,9 @@
 // process.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "hw/config/HwConfigLoader.h"
@@ -352,4 +354,73 @@ TEST(AgcuWindow, ThroughputFollowsWindowOverLatencyUntilTheMemoryLimit) {
         double bursts = r["bytes_per_cycle"].get<double>() / 64, expected = std::min(w / L, 16.0);
         EXPECT_NEAR(bursts, expected, 0.05 * expected) << "window " << w;
     }
+}
+
+namespace {
+
+// A memory that answers its k-th request `learn[k]` cycles after it comes and says the response is back
+// `back[k]` cycles after the request's issue cycle; it records each request's issue cycle.
+struct ScriptedMemory : sc_core::sc_module, OffChipMemory {
+    SC_HAS_PROCESS(ScriptedMemory);
+    ScriptedMemory(sc_core::sc_module_name n, std::vector<Cycle> learn, std::vector<Cycle> back,
+                   std::shared_ptr<std::vector<Cycle>> issues)
+        : sc_module(n), learn_(std::move(learn)), back_(std::move(back)), issues_(std::move(issues)) {
+        SC_METHOD(answer);
+        sensitive << answers_;
+        dont_initialize();
+    }
+    void submit(int, bool, Cycle issue, const std::vector<ByteRange>&, int, int,
+                std::function<void(Cycle)> done) override {
+        const std::size_t k = issues_->size();
+        issues_->push_back(issue);
+        pending_.push_back({now() + learn_.at(k), issue + back_.at(k), std::move(done)});
+        answers_.notify(cycles(learn_.at(k)));
+    }
+    void answer() {
+        for (auto& p : pending_)
+            if (p.done && p.learnAt <= now()) std::exchange(p.done, nullptr)(p.back);
+    }
+    void setWindow(int, int, int, int) override {}
+    double peakBytesPerCycle() const override { return 64; }
+    void reportStats(StatsRegistry&, Cycle) const override {}
+    std::int64_t events() const override { return 0; }
+    std::string path() const override { return name(); }
+
+    struct Pending {
+        Cycle learnAt, back;
+        std::function<void(Cycle)> done;
+    };
+    std::vector<Cycle> learn_, back_;
+    std::shared_ptr<std::vector<Cycle>> issues_;
+    std::vector<Pending> pending_;
+    sc_core::sc_event_queue answers_;
+};
+
+} // namespace
+
+// Tiles in flight free in the order their responses are back, not the order they are answered. With two in
+// flight, tile 0 is answered a cycle after it is sent but back late (100 cycles after its issue), tile 1 is
+// answered 10 cycles after it is sent, while the AGCU already waits for tile 0, and back early (30). Both
+// leave the operator at cycle c and reach memory at c + TLN (20); tile 1 is back at the AGCU at
+// c + 20 + 30 + 20 = c + 70, which frees the slot tile 2 takes: it reaches memory at c + 90 (not at c + 160,
+// when tile 0 is back).
+TEST(AgcuWindow, ATileSlotFreesWhenTheEarliestResponseIsBackWhateverTheOrderOfAnswers) {
+    HwConfig cfg = loadHwConfig("sn40l");
+    ASSERT_EQ(cfg.agcu.tln_latency_cycles, 20);
+    cfg.agcu.tiles_in_flight = 2;
+    AgcuBench b;
+    b.tiles = 3;
+    auto r = runInChild([&] {
+        initSimTime();
+        auto issues = std::make_shared<std::vector<Cycle>>();
+        std::vector<std::unique_ptr<OffChipMemory>> tiers;
+        tiers.push_back(std::make_unique<ScriptedMemory>("hbm", std::vector<Cycle>{1, 10, 1},
+                                                         std::vector<Cycle>{100, 30, 10}, issues));
+        tiers.push_back(nullptr);
+        runAgcuBench(cfg, b, std::move(tiers));
+        return nlohmann::json(*issues);
+    });
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[1].get<Cycle>() - r[0].get<Cycle>(), 0);
+    EXPECT_EQ(r[2].get<Cycle>() - r[0].get<Cycle>(), 70);
 }
