@@ -61,6 +61,10 @@ struct DataType {
     }
 
     bool isTile() const { return kind == Kind::Tile; }
+    // Integer elements (u64 addresses and counts, bool flags) travel as scalars at run time, not as tiles:
+    // functions and operators that read tile data must refuse them.
+    bool isScalar() const { return isTile() && (tile.elem == ElemType::U64 || tile.elem == ElemType::Bool); }
+    bool isFloatTile() const { return isTile() && !isScalar(); }
     // Size of one element in bytes, as the STeP frontend counts it (multi-hot: one byte per target).
     Expr bytes() const;
     std::string str() const;

@@ -248,8 +248,9 @@ nlohmann::json Expr::toJson() const {
 
 Expr Expr::fromJson(const nlohmann::json& j) {
     if (j.is_number_integer()) return Expr(j.get<std::int64_t>());
-    if (j.is_object() && j.contains("sym")) return sym(j["sym"].get<std::string>());
-    if (j.is_object() && j.contains("op") && j.contains("args")) {
+    if (j.is_object() && j.contains("sym") && j["sym"].is_string()) return sym(j["sym"].get<std::string>());
+    if (j.is_object() && j.contains("op") && j["op"].is_string() && j.contains("args") &&
+        j["args"].is_array()) {
         std::string name = j["op"];
         std::vector<Expr> a;
         for (auto& x : j["args"])

@@ -39,9 +39,15 @@ const FnInfo& info(Function::Kind k) {
     throw std::logic_error("unknown function kind");
 }
 
-// Broadcasting extent of one axis: equal extents, or 1 against anything.
+// Broadcasting extent of one axis: equal extents, or 1 against anything but an empty axis (0 rows of an Empty
+// accumulator): the result has the larger extent, which the empty operand cannot supply.
 Expr broadcastDim(const Expr& a, const Expr& b, const std::string& where, const char* axis) {
     if (a.equals(b)) return a;
+    if (a.constValue() == 0 || b.constValue() == 0)
+        throw BadInput(fmt::format(
+            "{}: {}", where,
+            expectedFound(fmt::format("broadcast-compatible tile {}", axis),
+                          fmt::format("{} vs {} (an empty axis does not broadcast)", a.str(), b.str()))));
     if (a.constValue() == 1) return b;
     if (b.constValue() == 1) return a;
     if (a.isConst() && b.isConst())
@@ -59,6 +65,15 @@ Tile newTile(std::int64_t rows, std::int64_t cols, std::int64_t valid, bool func
 
 std::vector<float>& mutableData(Tile& t) {
     return const_cast<std::vector<float>&>(*t.data);
+}
+
+// The run-time extents of a broadcasting operand: its extent along one axis is the result's or 1. A symbolic
+// tile passes the build-time check, so this is the last guard before reading past the operand's buffer.
+void checkBroadcast(const std::string& fn, int operand, const Tile& t, std::int64_t rows, std::int64_t cols) {
+    if ((t.rows == rows || t.rows == 1) && (t.cols == cols || t.cols == 1)) return;
+    throw BadInput(fmt::format("function {}: operand {} is a {}x{} tile; {}", fn, operand, t.rows, t.cols,
+                               expectedFound(fmt::format("{}x{} or 1 along an axis", rows, cols),
+                                             fmt::format("{}x{}", t.rows, t.cols))));
 }
 
 } // namespace
@@ -115,11 +130,23 @@ Function Function::fromJson(const nlohmann::json& j) {
 }
 
 DataType Function::outputType(const std::vector<DataType>& in, const std::string& where) const {
+    // Tile operands hold floats; scalar operands (addresses, counts) are integer 1x1 elements.
     auto need = [&](std::size_t i, bool tile) {
-        if (i >= in.size() || (tile && !in[i].isTile()))
+        if (i >= in.size() || (tile && !in[i].isFloatTile()))
             throw BadInput(fmt::format("{}: function {} input {}: {}", where, name(), i,
                                        expectedFound("a tile", i < in.size() ? in[i].str() : "nothing")));
         return in[i].tile;
+    };
+    auto needScalar = [&](std::size_t i) {
+        if (i >= in.size() || !in[i].isScalar())
+            throw BadInput(fmt::format(
+                "{}: function {} input {}: {}", where, name(), i,
+                expectedFound("a scalar (u64 address or count)", i < in.size() ? in[i].str() : "nothing")));
+    };
+    auto sameExtent = [&](const Expr& a, const Expr& b, const char* what) {
+        if (a.isConst() && b.isConst() && !a.equals(b))
+            throw BadInput(fmt::format("{}: function {} needs {}; {}", where, name(), what,
+                                       expectedFound(a.str(), b.str())));
     };
     switch (kind_) {
     case Kind::Matmul: {
@@ -143,10 +170,23 @@ DataType Function::outputType(const std::vector<DataType>& in, const std::string
     case Kind::RowWiseSum:
         return DataType::makeTile(need(0, true).rows, 1, ElemType::F32);
     case Kind::SetOffset:
-    case Kind::RowWiseAppend:
+        needScalar(1);
         return DataType::makeTile(need(0, true));
+    case Kind::RowWiseAppend: { // one row appended after the tile's valid rows
+        auto t = need(0, true), row = need(1, true);
+        sameExtent(Expr(1), row.rows, "a one-row input 1");
+        sameExtent(t.cols, row.cols, "equal column counts");
+        return DataType::makeTile(t);
+    }
     case Kind::CacheWriteAddrGen:
-    case Kind::SignalReqAllRead:
+        needScalar(0);
+        needScalar(1);
+        return DataType::address();
+    case Kind::SignalReqAllRead: // counts its second input's elements, whatever they are
+        needScalar(0);
+        if (in.size() < 2)
+            throw BadInput(fmt::format("{}: function {} input 1: {}", where, name(),
+                                       expectedFound("an element", "nothing")));
         return DataType::address();
     case Kind::RetileRow: {
         auto acc = need(0, true), x = need(1, true);
@@ -155,9 +195,11 @@ DataType Function::outputType(const std::vector<DataType>& in, const std::string
                                        expectedFound(acc.cols.str(), x.cols.str())));
         return DataType::makeTile(acc);
     }
-    case Kind::RetileCol:
-        need(1, true);
-        return DataType::makeTile(need(0, true));
+    case Kind::RetileCol: { // an accumulator of no rows (Empty) takes any tile
+        auto acc = need(0, true), x = need(1, true);
+        if (acc.rows.constValue() != 0) sameExtent(acc.rows, x.rows, "equal row counts");
+        return DataType::makeTile(acc);
+    }
     }
     return {};
 }
@@ -173,7 +215,7 @@ Expr Function::flops(const std::vector<DataType>& in) const {
     case Kind::Add:
     case Kind::Mul:
     case Kind::Div: {
-        auto out = outputType(in, "flops");
+        auto out = outputType(in, "function " + name() + " (flops)");
         return elems(out);
     }
     case Kind::Silu:
@@ -271,7 +313,8 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         std::int64_t m = a.rows, k = a.cols, n = transposed_ ? b.rows : b.cols;
         std::int64_t kb = transposed_ ? b.cols : b.rows;
         if (k != kb)
-            throw std::runtime_error(fmt::format("Matmul: inner dimensions {} and {} differ", k, kb));
+            throw BadInput(fmt::format("function Matmul: inner dimensions of the run-time tiles differ; {}",
+                                       expectedFound(std::to_string(k), std::to_string(kb))));
         Tile out = newTile(m, n, a.validRows, functional && a.data && b.data);
         if (transposed_ && b.validRows < b.rows) out.validCols = b.validRows;
         if (out.data) {
@@ -291,6 +334,8 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         const Tile& a = in[0].tile();
         const Tile& b = in[1].tile();
         std::int64_t r = std::max(a.rows, b.rows), c = std::max(a.cols, b.cols);
+        checkBroadcast(name(), 0, a, r, c);
+        checkBroadcast(name(), 1, b, r, c);
         Tile out = newTile(r, c, std::max(a.validRows, b.validRows), functional && a.data && b.data);
         if (out.data) {
             auto& o = mutableData(out);
@@ -338,7 +383,11 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         Tile out = in[0].tile();
         const Tile& row = in[1].tile();
         if (out.validRows >= out.rows)
-            throw std::runtime_error(fmt::format("RowWiseAppend: tile of {} rows is full", out.rows));
+            throw BadInput(fmt::format("function RowWiseAppend: the tile of {} rows is full", out.rows));
+        if (row.cols != out.cols)
+            throw BadInput(
+                fmt::format("function RowWiseAppend: the appended row; {}",
+                            expectedFound(fmt::format("{} columns", out.cols), std::to_string(row.cols))));
         if (out.data && row.data) {
             auto copy = std::make_shared<std::vector<float>>(*out.data);
             for (std::int64_t j = 0; j < out.cols; ++j)
@@ -356,8 +405,8 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         const Tile& acc = in[0].tile();
         const Tile& x = in[1].tile();
         if (acc.rows > 0 && acc.cols != x.cols)
-            throw std::runtime_error(
-                fmt::format("RetileRow: column counts {} and {} differ", acc.cols, x.cols));
+            throw BadInput(fmt::format("function RetileRow: column counts differ; {}",
+                                       expectedFound(std::to_string(acc.cols), std::to_string(x.cols))));
         Tile out = newTile(acc.rows + x.rows, x.cols, acc.validRows + x.validRows,
                            functional && x.data && (acc.rows == 0 || acc.data));
         if (out.data) {
@@ -373,7 +422,8 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
         const Tile& x = in[1].tile();
         if (acc.rows == 0) return x;
         if (acc.rows != x.rows)
-            throw std::runtime_error(fmt::format("RetileCol: row counts {} and {} differ", acc.rows, x.rows));
+            throw BadInput(fmt::format("function RetileCol: row counts differ; {}",
+                                       expectedFound(std::to_string(acc.rows), std::to_string(x.rows))));
         Tile out = newTile(x.rows, acc.cols + x.cols, x.validRows, functional && x.data && acc.data);
         if (out.data) {
             auto& o = mutableData(out);
@@ -392,18 +442,31 @@ Element Function::apply(const std::vector<Element>& in, bool functional) const {
 }
 
 InitFn InitFn::fromJson(const nlohmann::json& j) {
-    std::string k = j.value("init", "");
+    if (!j.is_object() || !j.contains("init") || !j["init"].is_string())
+        throw BadInput("init function: " + expectedFound("an object with a string 'init'", j.dump()));
+    const std::string k = j["init"];
+    const auto extent = [&](const char* key) {
+        const std::string what = fmt::format("init function {}: {}", k, key);
+        if (!j.contains(key)) throw BadInput(what + ": missing");
+        return jsonInteger(j[key], what, 0);
+    };
     InitFn f;
     if (k == "Zero")
-        f = zero(jsonInteger(j.at("rows"), "init function Zero: rows", 0),
-                 jsonInteger(j.at("cols"), "init function Zero: cols", 0));
+        f = zero(extent("rows"), extent("cols"));
     else if (k == "Empty")
-        f = empty(jsonInteger(j.at("cols"), "init function Empty: cols", 0));
+        f = empty(extent("cols"));
     else if (k == "Count")
         f = count();
     else
         throw BadInput("init function: " + expectedFound("Zero, Empty or Count", "'" + k + "'"));
     if (j.contains("elem")) f.elem = parseElemType(j["elem"]);
+    // Zero and Empty make tiles of floats, Count a u64 scalar: another element type would declare the
+    // accumulator as what it is not at run time.
+    if (f.kind != Kind::Count && f.type().isScalar())
+        throw BadInput(fmt::format("init function {}: elem: {}", k,
+                                   expectedFound("f32, bf16 or f16", elemName(f.elem))));
+    if (f.kind == Kind::Count && f.elem != ElemType::U64)
+        throw BadInput("init function Count: elem: " + expectedFound("u64", elemName(f.elem)));
     return f;
 }
 

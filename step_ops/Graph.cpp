@@ -23,6 +23,11 @@ int Graph::addTensor(TensorSpec t) {
         throw BadInput(
             fmt::format("tensor '{}': {}", t.name,
                         expectedFound("positive rows and cols", fmt::format("{}x{}", t.rows, t.cols))));
+    // Loads read tiles of floats; a tensor of integers would give a stream typed as scalars that carries
+    // tiles.
+    if (DataType::makeTile(1, 1, t.elem).isScalar())
+        throw BadInput(fmt::format("tensor '{}': elem: {}", t.name,
+                                   expectedFound("f32, bf16 or f16", elemName(t.elem))));
     tensors_.push_back(std::move(t));
     return static_cast<int>(tensors_.size()) - 1;
 }
@@ -250,7 +255,7 @@ nlohmann::json Graph::toJson() const {
         nlohmann::json tj{{"name", t.name},           {"rows", t.rows}, {"cols", t.cols},
                           {"elem", elemName(t.elem)}, {"init", t.init}, {"seed", t.seed},
                           {"class", t.tensorClass}};
-        if (t.values) tj["values"] = *t.values;
+        if (t.values) tj["values"] = floatsToJson(*t.values);
         j["tensors"].push_back(tj);
     }
     // Operators keep their order (it decides, for example, the order in which the HBM node serves its
@@ -340,7 +345,8 @@ Graph Graph::fromJson(const nlohmann::json& j) {
         t.seed =
             static_cast<std::uint64_t>(jsonInteger(tj.at("seed"), "graph: tensor '" + t.name + "': seed", 0));
         if (tj.contains("values"))
-            t.values = std::make_shared<std::vector<float>>(tj["values"].get<std::vector<float>>());
+            t.values = std::make_shared<std::vector<float>>(
+                floatsFromJson(tj["values"], "graph: tensor '" + t.name + "': values"));
         g.addTensor(t);
         if (tj.contains("class")) g.setTensorClass(t.name, tj["class"].get<std::string>());
     }

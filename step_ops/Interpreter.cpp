@@ -2,6 +2,7 @@
 
 #include <deque>
 #include <exception>
+#include <optional>
 
 #include <boost/context/fiber.hpp>
 #include <fmt/format.h>
@@ -15,10 +16,48 @@ namespace ctx = boost::context;
 
 namespace {
 
+// Measures the extents of a stream's symbol-sized dimensions from its tokens. A dimension at rank r closes
+// at every stop S_k with k > r; its extent is the number of rank r-1 closings (data elements for rank 0)
+// since it last closed. The outermost dimension closes with Done.
+class SymbolExtents {
+  public:
+    explicit SymbolExtents(const Shape& s) {
+        for (int r = 0; r < s.numDims(); ++r) {
+            const Expr& size = s.atRank(r).size;
+            symbolAtRank_.push_back(size.op() == Expr::Op::Sym ? size.symName() : "");
+            any_ = any_ || size.op() == Expr::Op::Sym;
+        }
+        open_.assign(symbolAtRank_.size() + 1, 0);
+    }
+    void see(const Token& t, Bindings& observed) {
+        if (!any_) return;
+        if (t.isData()) {
+            ++open_[0];
+            return;
+        }
+        const int top = static_cast<int>(symbolAtRank_.size()) - 1;
+        const int closes = t.isDone() ? top : std::min(t.level - 1, top);
+        for (int r = t.isDone() ? top : 0; r <= closes; ++r) {
+            if (!symbolAtRank_[r].empty()) {
+                auto& seen = observed[symbolAtRank_[r]];
+                seen = std::max(seen, open_[r]);
+            }
+            open_[r] = 0;
+            ++open_[r + 1];
+        }
+    }
+
+  private:
+    std::vector<std::string> symbolAtRank_; // "" where the extent is not a plain symbol
+    std::vector<std::int64_t> open_;        // items in the dimension at each rank, since it last closed
+    bool any_ = false;
+};
+
 // An unbounded FIFO: the interpreter computes values, and unbounded streams cannot deadlock a correct graph.
 struct Channel {
     std::deque<Token> q;
     std::string from, to;
+    std::optional<SymbolExtents> extents;
 };
 
 struct Task;
@@ -77,7 +116,9 @@ Token InterpIO::pop(int in) {
 }
 
 void InterpIO::push(int out, Token t) {
-    task_.out.at(out)->q.push_back(std::move(t));
+    Channel* c = task_.out.at(out);
+    c->extents->see(t, task_.result->observedSizes);
+    c->q.push_back(std::move(t));
 }
 
 int InterpIO::firstAvailable(const std::vector<int>& ins) {
@@ -118,6 +159,7 @@ InterpreterResult Interpreter::run(Graph& g) {
             channels.push_back(std::make_unique<Channel>());
             channels.back()->from = fmt::format("{} out {}", g.op(r.op).where(), r.out);
             channels.back()->to = fmt::format("{} in {}", g.op(i).where(), p);
+            channels.back()->extents.emplace(g.op(r.op).outputs().at(r.out).shape);
             tasks[i].in.push_back(channels.back().get());
             tasks[r.op].out[r.out] = channels.back().get();
         }

@@ -14,6 +14,9 @@ struct InterpreterResult {
     std::map<std::string, std::vector<Token>> sinks; // tokens each Sink received (Done included)
     std::int64_t offChipReadBytes = 0, offChipWriteBytes = 0;
     std::int64_t tokensMoved = 0;
+    // Each data-dependent dimension a stream's shape names by a symbol: the largest extent it took in this
+    // run (the count a binding must give it; buffers are sized for the largest).
+    Bindings observedSizes;
 };
 
 class Interpreter {

@@ -1,6 +1,7 @@
 #include "step_ops/Metrics.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "util/Error.h"
 
@@ -24,6 +25,35 @@ SymbolicMetrics analyzeGraph(const Graph& g) {
     return m;
 }
 
+std::set<std::string> graphSymbols(const Graph& g) {
+    std::set<std::string> out;
+    auto add = [&](const Expr& e) {
+        for (auto& s : e.symbols())
+            out.insert(s);
+    };
+    for (int i = 0; i < g.numOps(); ++i)
+        for (const auto& t : g.op(i).outputs()) {
+            for (const auto& d : t.shape.dims())
+                add(d.size);
+            add(t.dtype.tile.rows);
+            add(t.dtype.tile.cols);
+        }
+    return out;
+}
+
+void checkBindingNames(const Graph& g, const Bindings& b) {
+    std::set<std::string> known;
+    for (const auto& [name, count] : b) {
+        if (known.empty()) known = graphSymbols(g);
+        if (known.count(name)) continue;
+        throw BadInput(fmt::format(
+            "bindings: '{}' is not a symbol of the graph; {}", name,
+            expectedFound(known.empty() ? std::string("no bindings (the graph has no data-dependent sizes)")
+                                        : "one of " + fmt::format("{}", fmt::join(known, ", ")),
+                          "'" + name + "'")));
+    }
+}
+
 namespace {
 std::int64_t need(const Expr& e, const Bindings& b, const char* what) {
     auto v = e.eval(b);
@@ -31,7 +61,11 @@ std::int64_t need(const Expr& e, const Bindings& b, const char* what) {
         std::string syms;
         for (auto& s : e.bind(b).symbols())
             syms += (syms.empty() ? "" : ", ") + s;
-        throw BadInput(fmt::format("metrics: {} depends on unbound symbols: {}", what, syms));
+        throw BadInput(fmt::format("metrics: {} depends on unbound symbols: {}; give each its count with "
+                                   "g.bind(name, count) in Python, the graph file's \"bindings\" object, or "
+                                   "the testbench's knobs (the interpreter runs without them and reports the "
+                                   "counts it observed)",
+                                   what, syms));
     }
     return *v;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Symbolic metrics of a graph (the STeP frontend's analysis): sums of per-operator expressions, and their
 // values once data-dependent symbols are bound (e.g. tokens routed to each expert).
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,10 @@ struct BoundMetrics {
 };
 
 SymbolicMetrics analyzeGraph(const Graph& g);
+// Every symbol the graph's stream shapes and tile types name: the names a binding may give a count.
+std::set<std::string> graphSymbols(const Graph& g);
+// Throws BadInput naming a bound name that is not one of the graph's symbols, and the symbols it has.
+void checkBindingNames(const Graph& g, const Bindings& b);
 // Binds symbols; onChipBytesActive leaves out operators no element reaches (unused experts, empty regions).
 // Throws BadInput listing the symbols left unbound.
 BoundMetrics bindMetrics(const Graph& g, const SymbolicMetrics& m, const Bindings& b);

@@ -31,7 +31,7 @@ void Operator::expectInputs(std::size_t n) const {
 }
 
 void Operator::expectTile(int port) const {
-    if (!in_.at(port).dtype.isTile())
+    if (!in_.at(port).dtype.isFloatTile())
         fail(fmt::format("input {}: {}", port, expectedFound("a tile stream", in_[port].str())));
 }
 

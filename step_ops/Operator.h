@@ -60,7 +60,7 @@ class Operator {
     virtual void infer(const Graph& g) = 0;
     [[noreturn]] void fail(const std::string& msg) const;
     void expectInputs(std::size_t n) const;
-    void expectTile(int port) const;
+    void expectTile(int port) const; // tiles of floats (integer elements are scalars at run time)
     void expectRankAtLeast(int port, int rank, const char* what) const;
     std::int64_t intArg(const char* key) const;
     std::int64_t intArg(const char* key, std::int64_t dflt) const;

@@ -1,5 +1,7 @@
 #include "step_ops/Shape.h"
 
+#include "util/Error.h"
+
 namespace steprdu::step {
 
 std::string Dim::str() const {
@@ -54,11 +56,23 @@ nlohmann::json Shape::toJson() const {
 }
 
 Shape Shape::fromJson(const nlohmann::json& j) {
+    if (!j.is_array() || j.empty())
+        throw BadInput("shape: " + expectedFound("a non-empty list of dimensions", j.dump()));
     std::vector<Dim> dims;
     for (auto& d : j) {
-        std::string k = d.at("kind");
-        DimKind kind = k == "ragged" ? DimKind::Ragged : k == "dynamic" ? DimKind::Dynamic : DimKind::Static;
-        dims.emplace_back(Expr::fromJson(d.at("size")), kind);
+        if (!d.is_object() || !d.contains("size") || !d.contains("kind") || !d["kind"].is_string())
+            throw BadInput("shape: dimension " + expectedFound("{size, kind}", d.dump()));
+        const std::string k = d["kind"];
+        if (k != "static" && k != "dynamic" && k != "ragged")
+            throw BadInput("shape: dimension kind " +
+                           expectedFound("static, dynamic or ragged", "'" + k + "'"));
+        const DimKind kind = k == "ragged"    ? DimKind::Ragged
+                             : k == "dynamic" ? DimKind::Dynamic
+                                              : DimKind::Static;
+        Dim dim(Expr::fromJson(d["size"]), kind);
+        if (dim.size.constValue().value_or(0) < 0)
+            throw BadInput("shape: dimension size " + expectedFound(">= 0", dim.size.str()));
+        dims.push_back(dim);
     }
     return Shape(dims);
 }

@@ -18,13 +18,16 @@
 #include "step_ops/Metrics.h"
 #include "util/Error.h"
 #include "util/ForkRun.h"
+#include "util/Json.h"
 #include "util/Strings.h"
 
 namespace steprdu::tb {
 
-nlohmann::json workloadMetrics(const Workload& w) {
+nlohmann::json workloadMetrics(const Workload& w, const step::Bindings& observed) {
     auto sym = step::analyzeGraph(w.graph);
-    auto m = step::bindMetrics(w.graph, sym, w.bindings);
+    step::Bindings b = w.bindings;
+    b.insert(observed.begin(), observed.end()); // a given binding wins
+    auto m = step::bindMetrics(w.graph, sym, b);
     return {{"off_chip_bytes", m.offChipBytes},
             {"on_chip_bytes", m.onChipBytes},
             {"on_chip_bytes_active", m.onChipBytesActive},
@@ -66,24 +69,37 @@ roofline::RooflineOptions rooflineOptions(const hw::HwConfig& cfg, const Workloa
 
 namespace {
 
-// Norm-wise difference of every off-chip tensor between two functional runs of the same graph.
+// Every off-chip tensor of two functional runs of the same graph, element by element. `equal` compares bits,
+// so that NaN (with its payload), infinities and -0 must come back exactly; the norm-wise figures are taken
+// over the elements that are finite in both runs, and the others are counted.
 nlohmann::json compareMemories(const step::Graph& g, const step::TensorStore& got,
                                const step::TensorStore& want) {
     double num = 0, den = 0, maxAbs = 0;
-    bool equal = true;
+    std::int64_t differing = 0, nonFinite = 0;
     for (std::size_t t = 0; t < g.tensors().size(); ++t) {
         const auto &a = got.values(static_cast<int>(t)), &b = want.values(static_cast<int>(t));
-        if (a.size() != b.size()) return {{"equal", false}, {"rel_difference", INFINITY}};
+        if (a.size() != b.size())
+            return {{"tensors", g.tensors().size()},
+                    {"equal", false},
+                    {"differing_elements", std::max(a.size(), b.size())},
+                    {"error", fmt::format("tensor '{}' has {} values; the interpreter's has {}",
+                                          g.tensors()[t].name, a.size(), b.size())}};
         for (std::size_t i = 0; i < a.size(); ++i) {
+            if (floatBits(a[i]) != floatBits(b[i])) ++differing;
+            if (!std::isfinite(a[i]) || !std::isfinite(b[i])) {
+                ++nonFinite;
+                continue;
+            }
             double d = double(a[i]) - double(b[i]);
             num += d * d;
             den += double(b[i]) * b[i];
             maxAbs = std::max(maxAbs, std::abs(d));
-            equal = equal && a[i] == b[i];
         }
     }
     return {{"tensors", g.tensors().size()},
-            {"equal", equal},
+            {"equal", differing == 0},
+            {"differing_elements", differing},
+            {"non_finite_elements", nonFinite},
             {"max_abs_difference", maxAbs},
             {"rel_difference", den > 0 ? std::sqrt(num / den) : std::sqrt(num)}};
 }
@@ -103,6 +119,14 @@ std::map<std::string, std::vector<float>> tensorValues(const step::Graph& g, con
     std::map<std::string, std::vector<float>> out;
     for (std::size_t t = 0; t < g.tensors().size(); ++t)
         out[g.tensors()[t].name] = store.values(static_cast<int>(t));
+    return out;
+}
+
+// The same, as it crosses from the simulation's child process: every bit kept (util/Json.h).
+nlohmann::json tensorValuesJson(const step::Graph& g, const step::TensorStore& store) {
+    nlohmann::json out = nlohmann::json::object();
+    for (std::size_t t = 0; t < g.tensors().size(); ++t)
+        out[g.tensors()[t].name] = floatsToJson(store.values(static_cast<int>(t)));
     return out;
 }
 
@@ -129,7 +153,7 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload
             step::Interpreter interp(true);
             interp.run(g);
             out["scoreboard"] = compareMemories(w.graph, store, interp.memory());
-            if (art) out["_tensors"] = tensorValues(w.graph, store);
+            if (art) out["_tensors"] = tensorValuesJson(w.graph, store);
         }
         if (art) out["_stats"] = {{"json", r.stats.toJson()}, {"csv", r.stats.toCsv()}};
         if (timeline) out["_trace"] = timeline->json();
@@ -185,12 +209,43 @@ nlohmann::json runTestbench(const RunRequest& req, RunArtifacts* art) {
     return j;
 }
 
-nlohmann::json runWorkload(const RunRequest& req, const hw::HwConfig& cfg, Workload& w, RunArtifacts* art,
-                           std::chrono::steady_clock::time_point t0, std::function<step::Graph()> golden) {
+namespace {
+
+// Data-dependent sizes of the workload's metrics that its bindings leave open.
+bool metricsNeedMoreBindings(const Workload& w) {
+    const auto m = step::analyzeGraph(w.graph);
+    for (const auto* e : {&m.offChipBytes, &m.onChipBytes, &m.onChipBytesPaper, &m.flops})
+        if (!e->eval(w.bindings)) return true;
+    return false;
+}
+
+// A run that moved other off-chip bytes than its bound metrics count had its symbols bound to other counts
+// than the data gave them (or its metrics miss an access): said as a warning and in the result.
+void checkMetricsAgainstRun(nlohmann::json& j) {
+    if (!j.contains("simulated_off_chip_bytes") || !j["simulated_off_chip_bytes"].is_number()) return;
+    const auto metric = j["off_chip_bytes"].get<std::int64_t>();
+    const auto moved = j["simulated_off_chip_bytes"].get<std::int64_t>();
+    j["metrics_agree_with_run"] = metric == moved;
+    if (metric == moved) return;
+    if (!j.contains("warnings") || !j["warnings"].is_array()) j["warnings"] = nlohmann::json::array();
+    j["warnings"].push_back(fmt::format(
+        "the bound metrics count {} off-chip bytes but the run moved {}: a binding gives a data-dependent "
+        "size "
+        "another count than the data did (check the bindings; the interpreter reports the counts it observed "
+        "as observed_bindings)",
+        metric, moved));
+}
+
+nlohmann::json runWorkloadOnce(const RunRequest& req, const hw::HwConfig& cfg, Workload& w, RunArtifacts* art,
+                               std::chrono::steady_clock::time_point t0,
+                               std::function<step::Graph()> golden) {
     checkRequest(req);
+    step::checkBindingNames(w.graph, w.bindings);
     if (!golden && req.functional) // the program as given: the simulator finalizes the one it runs
         golden = [built = w.graph.toJson()] { return step::Graph::fromJson(built); };
-    nlohmann::json j = workloadMetrics(w);
+    // The interpreter needs no bindings: it counts what the data give and binds the metrics with that.
+    const bool metricsAfterRun = req.backend == "interp" && metricsNeedMoreBindings(w);
+    nlohmann::json j = metricsAfterRun ? nlohmann::json::object() : workloadMetrics(w);
     j["backend"] = req.backend;
     j["hw"] = cfg.name;
     j["params"] = w.params;
@@ -205,7 +260,8 @@ nlohmann::json runWorkload(const RunRequest& req, const hw::HwConfig& cfg, Workl
     if (req.backend == "cycle") {
         nlohmann::json r = runCycle(req, cfg, w, golden, art);
         if (art && r.contains("_tensors")) { // from the child process
-            art->tensors = r["_tensors"].get<std::map<std::string, std::vector<float>>>();
+            for (const auto& [name, values] : r["_tensors"].items())
+                art->tensors[name] = floatsFromJson(values, "the simulation's tensor '" + name + "'");
             r.erase("_tensors");
         }
         if (art && r.contains("_stats")) {
@@ -286,10 +342,21 @@ nlohmann::json runWorkload(const RunRequest& req, const hw::HwConfig& cfg, Workl
     j["cycles"] = nullptr;
     j["simulated_off_chip_bytes"] = r.offChipReadBytes + r.offChipWriteBytes;
     j["tokens_moved"] = r.tokensMoved;
+    j["observed_bindings"] = r.observedSizes;
+    if (metricsAfterRun) j.update(workloadMetrics(w, r.observedSizes));
     j["wall_seconds"] = wall();
     j["functional"] = functional;
     if (functional && w.check) j["rel_error"] = w.check(interp.memory());
     if (functional && art) art->tensors = tensorValues(w.graph, interp.memory());
+    return j;
+}
+
+} // namespace
+
+nlohmann::json runWorkload(const RunRequest& req, const hw::HwConfig& cfg, Workload& w, RunArtifacts* art,
+                           std::chrono::steady_clock::time_point t0, std::function<step::Graph()> golden) {
+    nlohmann::json j = runWorkloadOnce(req, cfg, w, art, t0, std::move(golden));
+    checkMetricsAgainstRun(j);
     return j;
 }
 

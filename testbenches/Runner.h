@@ -54,8 +54,9 @@ struct RunArtifacts {
     std::map<std::string, std::vector<float>> tensors;
 };
 
-// Symbolic metrics of a built workload: the keys of `steprdu analyze`.
-nlohmann::json workloadMetrics(const Workload& w);
+// Symbolic metrics of a built workload: the keys of `steprdu analyze`. `observed` binds the symbols that the
+// workload's own bindings leave open (the counts an interpreter run observed).
+nlohmann::json workloadMetrics(const Workload& w, const step::Bindings& observed = {});
 // Place-and-route options from the workload's stream settings and bindings.
 hw::pnr::LoweringOptions loweringOptions(const Workload& w);
 // Roofline options from a hardware config and the workload's own timing settings.
@@ -64,6 +65,9 @@ nlohmann::json runTestbench(const RunRequest& r, RunArtifacts* artifacts = nullp
 // Runs a built workload (a testbench's, or a program from the Python front end) on the request's backend
 // with `cfg`, the request's hardware; wall time counts from `start`. `r.testbench` and `r.knobs` are unused.
 // `golden` builds the program again for the functional cycle run's scoreboard (default: a copy through JSON).
+// A binding of a name the graph does not have is refused; the interpreter runs with symbols left unbound and
+// reports the counts it observed (`observed_bindings`); a run whose moved bytes differ from its bound metrics
+// says so (`metrics_agree_with_run`, and a warning).
 nlohmann::json runWorkload(const RunRequest& r, const hw::HwConfig& cfg, Workload& w,
                            RunArtifacts* artifacts = nullptr,
                            std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(),

@@ -70,11 +70,20 @@ void printText(const nlohmann::json& j, const std::string& backend) {
             st["input"].get<double>(), st["output"].get<double>(), st["memory"].get<double>());
         std::cout << fmt::format("  on-chip link bytes     {}\n", j["onchip_link_bytes"].get<std::int64_t>());
     }
-    if (j.contains("scoreboard"))
-        std::cout << fmt::format("  scoreboard             {} (max |difference| {:.3g} vs the interpreter)\n",
-                                 j["scoreboard"]["equal"].get<bool>() ? "identical" : "differs",
-                                 j["scoreboard"]["max_abs_difference"].get<double>());
-    if (j.contains("rel_error"))
+    if (j.contains("scoreboard")) {
+        const auto& sb = j["scoreboard"];
+        if (sb["equal"].get<bool>())
+            std::cout << "  scoreboard             identical to the interpreter, bit for bit\n";
+        else
+            std::cout << fmt::format("  scoreboard             {} elements differ from the interpreter's{}\n",
+                                     sb.value("differing_elements", std::int64_t{0}),
+                                     sb.contains("max_abs_difference")
+                                         ? fmt::format(" (max |difference| {:.3g} where both are finite)",
+                                                       sb["max_abs_difference"].get<double>())
+                                         : "");
+    }
+    // A direct computation on values with NaN or infinities has no finite error (JSON null).
+    if (j.contains("rel_error") && j["rel_error"].is_number())
         std::cout << fmt::format("  relative error         {:.3g} (norm-wise, vs direct computation)\n",
                                  j["rel_error"].get<double>());
     std::cout << fmt::format("  wall seconds           {:.3f}", j["wall_seconds"].get<double>());

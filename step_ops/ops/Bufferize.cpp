@@ -14,7 +14,9 @@ class Bufferize : public Operator {
 
     void infer(const Graph&) override {
         expectInputs(1);
-        expectTile(0);
+        // Buffers hold tiles or scalars (addresses buffered and replayed), not selectors or buffers.
+        if (!in_[0].dtype.isTile())
+            fail("input 0: " + expectedFound("a tile or scalar stream", in_[0].str()));
         rank_ = static_cast<int>(intArg("rank"));
         if (rank_ < 1 || rank_ > in_[0].shape.rank())
             fail(fmt::format("argument 'rank': {}",

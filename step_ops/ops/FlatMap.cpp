@@ -14,7 +14,10 @@ class FlatMap : public Operator {
     std::string kind() const override { return "FlatMap"; }
 
     void infer(const Graph&) override {
-        fn_ = args().at("fn").get<std::string>();
+        if (!args().contains("fn") || !args()["fn"].is_string())
+            fail("argument 'fn': " +
+                 expectedFound("a function name", args().value("fn", nlohmann::json()).dump()));
+        fn_ = args()["fn"].get<std::string>();
         expectInputs(fn_ == "CacheReadAddr" && in_.size() == 2 ? 2 : 1);
         flatten_ = boolArg("flatten", false);
         filter_ = boolArg("filter_padding", false);
@@ -33,6 +36,9 @@ class FlatMap : public Operator {
                 fail("input: " + expectedFound("a selector stream", in.dtype.str()));
             n_ = intArg("num_tiles_per_expert");
             base_ = intArg("base_tile", 0);
+            if (n_ < 1 || base_ < 0)
+                fail(fmt::format("arguments 'num_tiles_per_expert' and 'base_tile': {}",
+                                 expectedFound(">= 1 and >= 0", fmt::format("{} and {}", n_, base_))));
             outType = DataType::address();
             pattern = {Dim(n_), Dim(1)};
         } else if (fn_ == "CacheReadAddr") {
@@ -47,9 +53,12 @@ class FlatMap : public Operator {
                      expectedFound("rank 0", std::to_string(std::max(in.shape.rank(), in_[1].shape.rank()))) +
                      " (Zip higher-rank streams first)");
             n_ = intArg("row_offset");
+            if (n_ < 0) fail("argument 'row_offset': " + expectedFound(">= 0", std::to_string(n_)));
             outType = DataType::address();
             pattern.push_back(Dim::ragged(name() + "_dyn"));
         } else if (fn_ == "FilterLastTile") {
+            if (!in.dtype.equals(DataType::address()))
+                fail("input (tile counts): " + expectedFound(DataType::address().str(), in.dtype.str()));
             outType = DataType::selector(2);
             pattern.push_back(Dim::ragged(name() + "_dyn"));
         } else {

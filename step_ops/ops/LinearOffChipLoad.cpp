@@ -30,14 +30,22 @@ class LinearOffChipLoad : public Operator {
         if (stride_.size() != outShape_.size() || outShape_.empty())
             fail(expectedFound("stride and out_shape of equal, non-zero length",
                                fmt::format("{} and {}", stride_.size(), outShape_.size())));
-        std::int64_t maxIdx = 0, tiles = (t.rows / tr_) * (t.cols / tc_);
+        checkTransfer(*this, elemBytes_, parDispatch_);
+        // The pattern's first and last tiles bound every tile it reads; each term is checked before it is
+        // added, so that no product or sum overflows.
+        std::int64_t minIdx = 0, maxIdx = 0, tiles = (t.rows / tr_) * (t.cols / tc_);
         for (std::size_t i = 0; i < stride_.size(); ++i) {
             if (outShape_[i] <= 0) fail("out_shape entries must be positive");
-            maxIdx += (outShape_[i] - 1) * stride_[i];
+            const std::int64_t steps = outShape_[i] - 1, s = stride_[i];
+            if (steps > 0 && s != 0 && (s > tiles || s < -tiles || steps > tiles))
+                fail(fmt::format("out_shape {} and stride {} at dim {} leave tensor '{}' ({} tiles of {}x{})",
+                                 outShape_[i], s, i, t.name, tiles, tr_, tc_));
+            (s < 0 ? minIdx : maxIdx) += steps * s;
+            if (minIdx < 0 || maxIdx >= tiles)
+                fail(fmt::format(
+                    "the affine pattern reaches tile {}, but tensor '{}' has tiles 0..{} of {}x{}",
+                    minIdx < 0 ? minIdx : maxIdx, t.name, tiles - 1, tr_, tc_));
         }
-        if (maxIdx >= tiles)
-            fail(fmt::format("the affine pattern reaches tile {}, but tensor '{}' has {} tiles of {}x{}",
-                             maxIdx, t.name, tiles, tr_, tc_));
         std::vector<Dim> dims;
         if (in_.empty())
             dims.push_back(Dim(1));

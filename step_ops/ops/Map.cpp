@@ -15,8 +15,15 @@ class Map : public Operator {
 
     void infer(const Graph&) override {
         fn_ = Function::fromJson(args().at("fn"));
+        // RetileRow and RetileCol concatenate onto an accumulator: applied once, the tile they make is larger
+        // than the type they declare.
+        if (fn_.kind() == Function::Kind::RetileRow || fn_.kind() == Function::Kind::RetileCol)
+            fail(fmt::format("function {}: {}", fn_.name(),
+                             expectedFound("a Map function", "an accumulator's (use Accum)")));
         expectInputs(fn_.arity());
         computeBw_ = intArg("compute_bw", 0);
+        if (computeBw_ < 0)
+            fail("argument 'compute_bw': " + expectedFound(">= 0", std::to_string(computeBw_)));
         writeBack_ = boolArg("write_back_mu", false);
         std::vector<DataType> types;
         for (std::size_t i = 0; i < in_.size(); ++i) {

@@ -16,11 +16,15 @@ class MapAccum : public Reduction {
         expectInputs(2);
         inferCommon();
         fn_ = Function::fromJson(args().at("fn"));
+        if (fn_.kind() == Function::Kind::RetileRow || fn_.kind() == Function::Kind::RetileCol)
+            fail(fmt::format("function {}: {}", fn_.name(),
+                             expectedFound("a Map function", "an accumulator's (use Accum)")));
         if (!in_[0].shape.equals(in_[1].shape))
             fail(fmt::format("inputs must have identical shapes; {}",
                              expectedFound(in_[0].shape.str(), in_[1].shape.str())));
         DataType part = fn_.outputType({in_[0].dtype, in_[1].dtype}, where());
         if (!args().contains("out_tile") && init_.kind == InitFn::Kind::Empty) accType_ = part;
+        checkUpdateFits(part, fmt::format("{}(input 0, input 1)", fn_.name()));
         out_.push_back({accType_, in_[0].shape.outer(rank_)});
     }
 

@@ -15,6 +15,15 @@ const std::vector<OperatorKind>& operatorKinds() {
 
 namespace ops {
 
+void checkTransfer(const Operator& op, std::int64_t elemBytes, std::int64_t parDispatch) {
+    if (elemBytes < 1 || elemBytes > 8)
+        throw BadInput(fmt::format("{}: argument 'elem_bytes': {}", op.where(),
+                                   expectedFound("1..8", std::to_string(elemBytes))));
+    if (parDispatch < 1 || parDispatch > 1024)
+        throw BadInput(fmt::format("{}: argument 'par_dispatch': {}", op.where(),
+                                   expectedFound("1..1024", std::to_string(parDispatch))));
+}
+
 DataType mergedType(const Operator& op, const std::vector<StreamType>& inputs, std::size_t count) {
     DataType t = inputs[0].dtype;
     for (std::size_t i = 1; i < count; ++i) {

@@ -56,6 +56,9 @@ DataType mergedType(const Operator& op, const std::vector<StreamType>& inputs, s
 std::vector<Token> peekLockstep(OpIO& io, const Operator& op, int numInputs);
 void popAll(OpIO& io, int numInputs);
 
+// Off-chip operators' transfer arguments: elem_bytes and par_dispatch (requests in flight) must be positive.
+void checkTransfer(const Operator& op, std::int64_t elemBytes, std::int64_t parDispatch);
+
 } // namespace steprdu::step::ops
 
 namespace steprdu::step::ops {

@@ -19,6 +19,7 @@ class Partition : public Operator {
         const Shape &in = in_[0].shape, &sel = in_[1].shape;
         if (in_[1].dtype.kind != DataType::Kind::Selector)
             fail("input 1 (selector): " + expectedFound("a selector stream", in_[1].dtype.str()));
+        if (n_ < 1) fail("argument 'num_consumers': " + expectedFound(">= 1", std::to_string(n_)));
         if (in_[1].dtype.selectorWidth != n_)
             fail(fmt::format("selector width {} != num_consumers {}", in_[1].dtype.selectorWidth, n_));
         if (rank_ < 0 || rank_ > in.rank())

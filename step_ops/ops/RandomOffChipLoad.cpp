@@ -26,6 +26,14 @@ class RandomOffChipLoad : public Operator {
         if (tr_ <= 0 || tc_ <= 0 || t.rows % tr_ || t.cols % tc_)
             fail(fmt::format("tile {}x{} must evenly divide tensor '{}' of {}x{}", tr_, tc_, t.name, t.rows,
                              t.cols));
+        checkTransfer(*this, elemBytes_, parDispatch_);
+        tiles_ = (t.rows / tr_) * (t.cols / tc_);
+        tensorName_ = t.name;
+        if (base_ < 0 || base_ >= tiles_)
+            fail(fmt::format(
+                "argument 'base_tile': {}",
+                expectedFound(fmt::format("0..{} (tensor '{}' of {} tiles)", tiles_ - 1, t.name, tiles_),
+                              std::to_string(base_))));
         out_.push_back({DataType::makeTile(tr_, tc_, t.elem), in_[0].shape});
     }
 
@@ -33,7 +41,12 @@ class RandomOffChipLoad : public Operator {
         for (;;) {
             Token a = io.pop(0);
             if (a.isData()) {
-                std::int64_t tile = base_ + static_cast<std::int64_t>(a.value.scalar());
+                // An address is data: only the run knows whether it stays inside the tensor.
+                const std::uint64_t addr = a.value.scalar();
+                if (addr >= static_cast<std::uint64_t>(tiles_ - base_))
+                    fail(fmt::format("read address {} (+ base tile {}) outside tensor '{}' of {} tiles", addr,
+                                     base_, tensorName_, tiles_));
+                std::int64_t tile = base_ + static_cast<std::int64_t>(addr);
                 io.offChip({tensor_, tile, tr_, tc_, static_cast<int>(elemBytes_), parDispatch_, false});
                 io.push(0, Token::data(io.memory().readTile(tensor_, tile, tr_, tc_)));
             } else {
@@ -51,8 +64,9 @@ class RandomOffChipLoad : public Operator {
 
   private:
     int tensor_ = -1;
-    std::int64_t tr_ = 0, tc_ = 0, base_ = 0, elemBytes_ = 4;
+    std::int64_t tr_ = 0, tc_ = 0, base_ = 0, elemBytes_ = 4, tiles_ = 0;
     int parDispatch_ = 1;
+    std::string tensorName_;
 };
 
 } // namespace

@@ -20,11 +20,20 @@ class RandomOffChipStore : public Operator {
                  expectedFound(DataType::address().str(), in_[0].dtype.str()));
         expectTile(1);
         tensor_ = g.tensorIndex(args().at("tensor").get<std::string>());
+        const auto& t = g.tensor(tensor_);
         const auto& tile = in_[1].dtype.tile;
         if (!tile.isStatic()) fail(expectedFound("static data tiles", tile.str()));
         elemBytes_ = intArg("elem_bytes", elemBytes(tile.elem));
-        parDispatch_ = static_cast<int>(intArg("par_dispatch", 1));
-        tileBytes_ = *tile.rows.constValue() * *tile.cols.constValue() * elemBytes_;
+        const std::int64_t par = intArg("par_dispatch", 1);
+        checkTransfer(*this, elemBytes_, par);
+        parDispatch_ = static_cast<int>(par);
+        const std::int64_t r = *tile.rows.constValue(), c = *tile.cols.constValue();
+        if (r < 1 || c < 1 || t.rows % r || t.cols % c)
+            fail(fmt::format("input tile {}x{} does not evenly divide tensor '{}' of {}x{}", r, c, t.name,
+                             t.rows, t.cols));
+        tiles_ = (t.rows / r) * (t.cols / c);
+        tensorName_ = t.name;
+        tileBytes_ = r * c * elemBytes_;
         out_.push_back({DataType::makeTile(1, 1, ElemType::Bool), in_[0].shape});
     }
 
@@ -49,6 +58,10 @@ class RandomOffChipStore : public Operator {
             }
             // Both elements leave their FIFOs once the write is acknowledged.
             const Tile& tile = d.value.tile();
+            // An address is data: only the run knows whether it stays inside the tensor.
+            if (a.value.scalar() >= static_cast<std::uint64_t>(tiles_))
+                fail(fmt::format("write address {} outside tensor '{}' of {} tiles", a.value.scalar(),
+                                 tensorName_, tiles_));
             std::int64_t idx = static_cast<std::int64_t>(a.value.scalar());
             io.offChip(
                 {tensor_, idx, tile.rows, tile.cols, static_cast<int>(elemBytes_), parDispatch_, true});
@@ -65,8 +78,9 @@ class RandomOffChipStore : public Operator {
 
   private:
     int tensor_ = -1;
-    std::int64_t elemBytes_ = 4, tileBytes_ = 0;
+    std::int64_t elemBytes_ = 4, tileBytes_ = 0, tiles_ = 0;
     int parDispatch_ = 1;
+    std::string tensorName_;
 };
 
 } // namespace

@@ -21,6 +21,9 @@ class Reduction : public Operator {
     // function's arguments (accumulator included).
     Work updateWork(const Function& fn, const std::vector<Element>& streamed,
                     const std::vector<Element>& fnArgs) const;
+    // Refuses an update whose result (`what`, of type `part`) is not a tile of the accumulator's extents:
+    // folding it in would read or write past the accumulator's buffer.
+    void checkUpdateFits(const DataType& part, const std::string& what) const;
 
     int rank_ = 1;
     InitFn init_;

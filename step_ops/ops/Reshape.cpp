@@ -34,7 +34,8 @@ class Reshape : public Operator {
         if (rank_ == 0 && !divisible && !pad_ && chunk_ != 1)
             fail(fmt::format("innermost dimension {} is not a static multiple of {}; give 'pad' to pad it",
                              d.str(), chunk_));
-        if (pad_ && !in_[0].dtype.isTile()) fail("'pad' needs a tile stream");
+        if (pad_ && !in_[0].dtype.isFloatTile())
+            fail("'pad' needs a tile stream; " + expectedFound("tiles of floats", in_[0].dtype.str()));
         Expr n = Expr::ceilDiv(d.size, Expr(chunk_));
         std::vector<Dim> dims;
         if (outer_)

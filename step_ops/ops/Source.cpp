@@ -2,6 +2,9 @@
 // Tokens in JSON: an integer (u64 scalar), a list of integers (selector), a number list wrapped as
 // {"tile": [[...]]} (tile rows), or "S<n>" (stop). Done is implicit.
 
+#include <algorithm>
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "step_ops/ops/OpKinds.h"
@@ -19,17 +22,30 @@ class DeclaredStream : public Operator {
 
   protected:
     static StreamType declaredType(const DeclaredStream& op) {
-        std::string type = op.args().at("type");
+        if (!op.args().contains("type") || !op.args()["type"].is_string())
+            op.fail("argument 'type': " + expectedFound("selector, scalar or tile", op.args().dump()));
+        const std::string type = op.args()["type"];
+        const auto positive = [&](const char* key) {
+            const std::int64_t v = op.intArg(key);
+            if (v < 1 || v > INT32_MAX)
+                op.fail(fmt::format("argument '{}': {}", key, expectedFound(">= 1", std::to_string(v))));
+            return v;
+        };
         DataType dt;
         if (type == "selector")
-            dt = DataType::selector(static_cast<int>(op.intArg("width")));
+            dt = DataType::selector(static_cast<int>(positive("width")));
         else if (type == "scalar")
             dt = DataType::address();
         else if (type == "tile")
-            dt = DataType::makeTile(op.intArg("tile_rows"), op.intArg("tile_cols"));
+            dt = DataType::makeTile(positive("tile_rows"), positive("tile_cols"));
         else
             op.fail("argument 'type': " + expectedFound("selector, scalar or tile", "'" + type + "'"));
-        return {dt, Shape::fromJson(op.args().at("shape"))};
+        if (!op.args().contains("shape")) op.fail("missing argument 'shape'");
+        try {
+            return {dt, Shape::fromJson(op.args()["shape"])};
+        } catch (const BadInput& e) {
+            op.fail(std::string("argument 'shape': ") + e.what());
+        }
     }
 };
 
@@ -42,6 +58,7 @@ class Source : public DeclaredStream {
         expectInputs(0);
         StreamType t = declaredType(*this);
         tokens_ = parseTokens(t.dtype);
+        checkStructure(t.shape);
         out_.push_back(t);
     }
 
@@ -52,9 +69,70 @@ class Source : public DeclaredStream {
     }
 
   private:
+    // The tokens must be a stream of the declared shape: downstream operators size tensors, buffers and
+    // their own outputs from it. A static shape fixes every token; otherwise stops stay within the rank and
+    // a non-empty stream of rank >= 1 ends with the stop that closes its outermost dimension.
+    void checkStructure(const Shape& shape) const {
+        const int rank = shape.rank();
+        std::vector<int> got; // 0 for data, the level for a stop
+        for (const Token& t : tokens_)
+            got.push_back(t.isData() ? 0 : t.level);
+        for (int level : got)
+            if (level > rank)
+                fail(fmt::format(
+                    "stop S{} in a stream of shape {}: {}", level, shape.str(),
+                    expectedFound(fmt::format("stop levels 1..{}", rank), fmt::format("S{}", level))));
+        const auto data = static_cast<std::int64_t>(std::count(got.begin(), got.end(), 0));
+        std::vector<std::int64_t> dims;
+        for (const auto& d : shape.dims())
+            if (auto v = d.size.constValue(); v && d.kind != DimKind::Ragged) dims.push_back(*v);
+        if (dims.size() == static_cast<std::size_t>(shape.numDims())) {
+            const std::int64_t total = shape.totalElements().constValue().value_or(-1);
+            if (data != total)
+                fail(fmt::format("{} data tokens in a stream of shape {}: {}", data, shape.str(),
+                                 expectedFound(fmt::format("{} elements", total), std::to_string(data))));
+            if (total > 0 && expectedStructure(dims, rank) != got)
+                fail(fmt::format("the stop tokens do not follow shape {}; {}", shape.str(),
+                                 expectedFound(kinds(expectedStructure(dims, rank)), kinds(got))));
+        } else if (rank >= 1 && data > 0 && got.back() != rank) {
+            fail(fmt::format("a stream of shape {} must end with S{}; {}", shape.str(), rank,
+                             expectedFound(fmt::format("S{}", rank), got.back()
+                                                                         ? fmt::format("S{}", got.back())
+                                                                         : std::string("a data token"))));
+        }
+    }
+    // "D D S1 D D S2": data and stops, for a message.
+    static std::string kinds(const std::vector<int>& tokens) {
+        std::string s;
+        for (int t : tokens)
+            s += (s.empty() ? "" : " ") + (t ? "S" + std::to_string(t) : std::string("D"));
+        return s;
+    }
+    // The token kinds of a static, non-empty stream: as emitNested writes it, closed by S<rank>.
+    static std::vector<int> expectedStructure(const std::vector<std::int64_t>& dims, int rank) {
+        std::vector<int> out;
+        std::vector<std::int64_t> idx(dims.size(), 0);
+        for (;;) {
+            out.push_back(0);
+            int closed = 0, d = static_cast<int>(dims.size()) - 1;
+            for (; d >= 0; --d, ++closed) {
+                if (++idx[d] < dims[d]) break;
+                idx[d] = 0;
+            }
+            if (d < 0) {
+                if (rank > 0) out.push_back(rank);
+                return out;
+            }
+            if (closed > 0) out.push_back(closed);
+        }
+    }
+
     std::vector<Token> parseTokens(const DataType& dt) const {
         std::vector<Token> out;
-        for (const auto& j : args().at("tokens")) {
+        if (!args().contains("tokens") || !args()["tokens"].is_array())
+            fail("argument 'tokens': " +
+                 expectedFound("a list", args().value("tokens", nlohmann::json()).dump()));
+        for (const auto& j : args()["tokens"]) {
             if (j.is_string()) {
                 std::string s = j;
                 const auto level = s.size() >= 2 && s[0] == 'S' ? parseInt(s.substr(1)) : std::nullopt;
@@ -68,18 +146,12 @@ class Source : public DeclaredStream {
                         jsonInteger(i, fmt::format("operator '{}': selector token {}", name(), j.dump()), 0,
                                     dt.selectorWidth - 1)));
                 out.push_back(Token::data(sel));
-            } else if (dt.kind == DataType::Kind::Tile && j.is_object() && j.contains("tile")) {
-                auto rows = j["tile"].get<std::vector<std::vector<float>>>();
-                Tile t = Tile::zeros(static_cast<std::int64_t>(rows.size()),
-                                     rows.empty() ? 0 : static_cast<std::int64_t>(rows[0].size()), true);
-                auto& d = const_cast<std::vector<float>&>(*t.data);
-                for (std::size_t r = 0; r < rows.size(); ++r)
-                    for (std::size_t c = 0; c < rows[r].size(); ++c)
-                        d[r * rows[0].size() + c] = rows[r][c];
-                out.push_back(Token::data(t));
+            } else if (dt.isFloatTile() && j.is_object() && j.contains("tile")) {
+                out.push_back(Token::data(parseTile(j["tile"], dt.tile)));
             } else if (dt.equals(DataType::address()) && j.is_number_unsigned()) {
                 out.push_back(Token::data(Scalar{j.get<std::uint64_t>()}));
-            } else if (dt.isTile() && j.is_number()) { // a 1x1 tile holding that value
+            } else if (dt.isFloatTile() && dt.tile.rows.constValue() == 1 && dt.tile.cols.constValue() == 1 &&
+                       j.is_number()) { // a 1x1 tile holding that value
                 Tile t = Tile::zeros(1, 1, true);
                 const_cast<std::vector<float>&>(*t.data)[0] = j.get<float>();
                 out.push_back(Token::data(t));
@@ -89,6 +161,31 @@ class Source : public DeclaredStream {
         }
         return out;
     }
+    // {"tile": [[...], ...]}: rows of numbers, as many and as long as the declared tile.
+    Tile parseTile(const nlohmann::json& rows, const TileType& want) const {
+        const std::int64_t wr = *want.rows.constValue(), wc = *want.cols.constValue();
+        const auto bad = [&](const std::string& found) {
+            fail(fmt::format("tile token: {}",
+                             expectedFound(fmt::format("{} rows of {} numbers", wr, wc), found)));
+        };
+        if (!rows.is_array() || static_cast<std::int64_t>(rows.size()) != wr)
+            bad(rows.is_array() ? fmt::format("{} rows", rows.size()) : rows.dump());
+        Tile t = Tile::zeros(wr, wc, true);
+        auto& d = const_cast<std::vector<float>&>(*t.data);
+        for (std::int64_t r = 0; r < wr; ++r) {
+            const auto& row = rows[static_cast<std::size_t>(r)];
+            if (!row.is_array() || static_cast<std::int64_t>(row.size()) != wc)
+                bad(fmt::format("row {} of {}", r,
+                                row.is_array() ? std::to_string(row.size()) + " numbers" : row.dump()));
+            for (std::int64_t c = 0; c < wc; ++c) {
+                if (!row[static_cast<std::size_t>(c)].is_number())
+                    bad(fmt::format("row {}: {}", r, row.dump()));
+                d[static_cast<std::size_t>(r * wc + c)] = row[static_cast<std::size_t>(c)].get<float>();
+            }
+        }
+        return t;
+    }
+
     std::vector<Token> tokens_;
 };
 

@@ -22,6 +22,9 @@ class Streamify : public Operator {
         DataType tile = DataType::makeTile(in_[0].dtype.tile);
         if (in_.size() == 1) {
             repeat_ = args().contains("repeat") ? intListArg("repeat") : std::vector<std::int64_t>{};
+            for (auto r : repeat_)
+                if (r < 1)
+                    fail("argument 'repeat': " + expectedFound("counts >= 1", args()["repeat"].dump()));
             std::vector<Dim> dims = in_[0].shape.dims();
             for (auto r : repeat_)
                 dims.push_back(Dim(r));

@@ -115,17 +115,17 @@ nlohmann::json runPcuBench(const HwConfig& cfg, const PcuBench& b) {
     const std::int64_t bw = std::int64_t(b.units) * cfg.pcu.peakFlopsPerCycle();
     std::vector<std::string> names;
     for (int s = 0; s < b.sharing; ++s) {
-        // The inputs' types come from Sources that never run: the bench feeds the operator's channels itself.
-        std::vector<step::Stream> ins{gb.source("tile", shape, nlohmann::json::array(),
-                                                {{"tile_rows", b.m}, {"tile_cols", aCols}}, "a")};
+        // The inputs' types come from placeholders that are never connected: the bench feeds the operator's
+        // channels itself, so the graph only types the operator and is never finalized or run.
+        std::vector<step::Stream> ins{
+            gb.placeholder("tile", shape, {{"tile_rows", b.m}, {"tile_cols", aCols}}, "a")};
         if (binary)
-            ins.push_back(gb.source("tile", shape, nlohmann::json::array(),
-                                    {{"tile_rows", matmul ? b.k : b.m}, {"tile_cols", b.n}}, "b"));
+            ins.push_back(
+                gb.placeholder("tile", shape, {{"tile_rows", matmul ? b.k : b.m}, {"tile_cols", b.n}}, "b"));
         names.push_back(s ? fmt::format("op{}", s) : "op");
         gb.sink(gb.map(ins, fn, {bw, false}, names.back()));
     }
     step::Graph& g = gb.graph();
-    g.finalize();
     step::TensorStore store(g, false);
     const Cycle hop = cfg.rdn.local_hop_cycles;
 
