@@ -1,5 +1,6 @@
 #include "testbenches/DiffTest.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -13,6 +14,7 @@
 #include "testbenches/Runner.h"
 #include "util/Error.h"
 #include "util/ForkRun.h"
+#include "util/Json.h"
 
 namespace steprdu::tb {
 
@@ -31,23 +33,6 @@ Workload workloadOf(RandomProgram p, std::int64_t depth) {
     w.bindings = std::move(p.bindings);
     w.channelDepth = depth;
     return w;
-}
-
-// The first tensor whose values differ, or "".
-std::string firstDifference(const step::Graph& g, const step::TensorStore& want, const nlohmann::json& got) {
-    for (std::size_t t = 0; t < g.tensors().size(); ++t) {
-        const auto& a = want.values(static_cast<int>(t));
-        const auto b = got.at(t).get<std::vector<float>>();
-        if (a.size() != b.size())
-            return fmt::format("tensor '{}' has {} values on the cycle backend, {} on the interpreter",
-                               g.tensors()[t].name, b.size(), a.size());
-        for (std::size_t i = 0; i < a.size(); ++i)
-            if (a[i] != b[i] && !(std::isnan(a[i]) && std::isnan(b[i])))
-                return fmt::format(
-                    "tensor '{}' value {}: {}", g.tensors()[t].name, i,
-                    expectedFound(fmt::format("{} (interpreter)", a[i]), fmt::format("{}", b[i])));
-    }
-    return "";
 }
 
 // The options' hardware with its overrides, resolved once per difftest rather than once per program.
@@ -100,26 +85,13 @@ std::string check(const RandomProgramPlan& plan, const DiffTestOptions& o, const
     if (has("cycle")) {
         nlohmann::json r;
         try {
-            r = runInChild([&]() -> nlohmann::json {
-                Workload w = workloadOf(buildRandomProgram(plan), o.channelDepth);
-                if (o.cycleFault) o.cycleFault(w.graph);
-                hw::CycleOptions co;
-                co.streams = loweringOptions(w);
-                co.functional = true;
-                co.watchdogCycles = kDefaultWatchdogCycles;
-                step::TensorStore store(w.graph, true);
-                auto res = hw::CycleSimulator(cfg, co).run(w.graph, store);
-                nlohmann::json tensors = nlohmann::json::array();
-                for (std::size_t t = 0; t < w.graph.tensors().size(); ++t)
-                    tensors.push_back(store.values(static_cast<int>(t)));
-                double peak = 0;
-                for (const auto& [tier, mem] : res.summary["memory"].items())
-                    peak += mem["peak_bytes_per_cycle"].get<double>();
-                return {{"cycles", res.cycles},
-                        {"off_chip_bytes", res.summary["simulated_off_chip_bytes"]},
-                        {"memory_peak_bytes_per_cycle", peak},
-                        {"tensors", tensors}};
-            });
+            r = runCycleInChild(
+                [&] {
+                    Workload w = workloadOf(buildRandomProgram(plan), o.channelDepth);
+                    if (o.cycleFault) o.cycleFault(w.graph);
+                    return w;
+                },
+                cfg);
         } catch (const StepError& e) {
             return fmt::format("cycle: {}", e.what());
         }
@@ -176,6 +148,44 @@ RandomProgramPlan minimize(RandomProgramPlan plan, std::string& reason, const Di
 }
 
 } // namespace
+
+std::string firstDifference(const step::Graph& g, const step::TensorStore& want, const nlohmann::json& got) {
+    for (std::size_t t = 0; t < g.tensors().size(); ++t) {
+        const auto& a = want.values(static_cast<int>(t));
+        const auto b = floatsFromJson(got.at(t), "cycle backend: tensor '" + g.tensors()[t].name + "'");
+        if (a.size() != b.size())
+            return fmt::format("tensor '{}' has {} values on the cycle backend, {} on the interpreter",
+                               g.tensors()[t].name, b.size(), a.size());
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (a[i] != b[i] && !(std::isnan(a[i]) && std::isnan(b[i])))
+                return fmt::format(
+                    "tensor '{}' value {}: {}", g.tensors()[t].name, i,
+                    expectedFound(fmt::format("{} (interpreter)", a[i]), fmt::format("{}", b[i])));
+    }
+    return "";
+}
+
+nlohmann::json runCycleInChild(const std::function<Workload()>& build, const hw::HwConfig& cfg) {
+    return runInChild([&]() -> nlohmann::json {
+        Workload w = build();
+        hw::CycleOptions co;
+        co.streams = loweringOptions(w);
+        co.functional = true;
+        co.watchdogCycles = kDefaultWatchdogCycles;
+        step::TensorStore store(w.graph, true);
+        auto res = hw::CycleSimulator(cfg, co).run(w.graph, store);
+        nlohmann::json tensors = nlohmann::json::array();
+        for (std::size_t t = 0; t < w.graph.tensors().size(); ++t)
+            tensors.push_back(floatsToJson(store.values(static_cast<int>(t))));
+        double peak = 0;
+        for (const auto& [tier, mem] : res.summary["memory"].items())
+            peak += mem["peak_bytes_per_cycle"].get<double>();
+        return {{"cycles", res.cycles},
+                {"off_chip_bytes", res.summary["simulated_off_chip_bytes"]},
+                {"memory_peak_bytes_per_cycle", peak},
+                {"tensors", tensors}};
+    });
+}
 
 nlohmann::json randomProgramJson(const RandomProgram& p) {
     nlohmann::json j = p.graph.toJson();

@@ -14,7 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hw/config/HwConfig.h"
+#include "step_ops/TensorStore.h"
 #include "testbenches/RandomProgram.h"
+#include "testbenches/Runner.h"
 
 namespace steprdu::tb {
 
@@ -48,6 +51,12 @@ struct DiffTestReport {
 std::string checkRandomProgram(const RandomProgramPlan& plan, const DiffTestOptions& o);
 // Programs seed, seed+1, ..., seed+count-1.
 DiffTestReport runDiffTest(std::uint64_t seed, int count, const DiffTestOptions& o);
+// One functional cycle-level run of the program `build` returns, in a child process (SystemC elaborates once
+// per process): {cycles, off_chip_bytes, memory_peak_bytes_per_cycle, tensors}, the tensors' values with
+// every bit kept (floatsToJson). Throws as the run did (BadInput, NoProgress, ...).
+nlohmann::json runCycleInChild(const std::function<Workload()>& build, const hw::HwConfig& cfg);
+// The first tensor whose values in `got` (runCycleInChild's "tensors") differ from the interpreter's, or "".
+std::string firstDifference(const step::Graph& g, const step::TensorStore& want, const nlohmann::json& got);
 // The graph file of a program: the graph, plus the bindings of its data-dependent sizes.
 nlohmann::json randomProgramJson(const RandomProgram& p);
 

@@ -166,12 +166,12 @@ double LinkLoads::seenBy(int link, int phase, double bytes) const {
 
 std::vector<int> sinksNearestFirst(const Netlist& nl, const Net& net) {
     auto pos = [&](int cell) { return std::make_pair(nl.cells[cell].site.row, nl.cells[cell].site.col); };
-    const auto [sr, sc] = pos(net.cells[0]);
+    const auto source = pos(net.cells[0]); // a pair, not a structured binding: lambdas capture it in C++17
     std::vector<int> sinks(net.legs.size());
     std::iota(sinks.begin(), sinks.end(), 0);
     auto dist = [&](int s) {
         const auto [r, c] = pos(net.cells[s + 1]);
-        return std::abs(r - sr) + std::abs(c - sc);
+        return std::abs(r - source.first) + std::abs(c - source.second);
     };
     std::stable_sort(sinks.begin(), sinks.end(), [&](int a, int b) { return dist(a) < dist(b); });
     return sinks;

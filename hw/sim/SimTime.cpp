@@ -2,7 +2,16 @@
 
 #include <cstdlib>
 
+// GCC defines __SANITIZE_ADDRESS__ under ASan; clang (the fuzz build) only answers __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
+#define STEPRDU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STEPRDU_ASAN 1
+#endif
+#endif
+
+#if defined(STEPRDU_ASAN)
 #include <pthread.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
@@ -21,7 +30,7 @@ void initSimTime() {
 
 namespace {
 void backOnOwnStack() {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(STEPRDU_ASAN)
     pthread_attr_t attr;
     void* bottom = nullptr;
     std::size_t size = 0;
