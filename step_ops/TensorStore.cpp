@@ -1,9 +1,10 @@
 #include "step_ops/TensorStore.h"
 
 #include <cmath>
-#include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "util/Error.h"
 
 namespace steprdu::step {
 
@@ -58,8 +59,11 @@ Tile TensorStore::readTile(int t, std::int64_t tileIndex, std::int64_t tileRows,
     tile.readFromMu = true;
     std::int64_t perRow = s.cols / tileCols;
     if (tileIndex < 0 || tileIndex >= numTiles(t, tileRows, tileCols))
-        throw std::out_of_range(fmt::format("tensor '{}': tile {} outside its {} tiles of {}x{}", s.name,
-                                            tileIndex, numTiles(t, tileRows, tileCols), tileRows, tileCols));
+        throw BadInput(fmt::format(
+            "tensor '{}': read of tile {} outside its {} tiles of {}x{} ({}x{} elements): the stream "
+            "reads more tiles than the tensor holds, or an address beyond them; keep addresses below the "
+            "tile count or declare the tensor larger",
+            s.name, tileIndex, numTiles(t, tileRows, tileCols), tileRows, tileCols, s.rows, s.cols));
     if (!functional_) return tile;
     std::int64_t r0 = (tileIndex / perRow) * tileRows, c0 = (tileIndex % perRow) * tileCols;
     auto out = std::make_shared<std::vector<float>>(tileRows * tileCols);
@@ -74,9 +78,11 @@ Tile TensorStore::readTile(int t, std::int64_t tileIndex, std::int64_t tileRows,
 void TensorStore::writeTile(int t, std::int64_t tileIndex, const Tile& tile) {
     const auto& s = graph_.tensor(t);
     if (tileIndex < 0 || tileIndex >= numTiles(t, tile.rows, tile.cols))
-        throw std::out_of_range(fmt::format("tensor '{}': store of tile {} outside its {} tiles of {}x{}",
-                                            s.name, tileIndex, numTiles(t, tile.rows, tile.cols), tile.rows,
-                                            tile.cols));
+        throw BadInput(fmt::format(
+            "tensor '{}': store of tile {} outside its {} tiles of {}x{} ({}x{} elements): the stream "
+            "carries more tiles than the tensor holds, or an address beyond them; keep addresses below the "
+            "tile count or declare the tensor larger",
+            s.name, tileIndex, numTiles(t, tile.rows, tile.cols), tile.rows, tile.cols, s.rows, s.cols));
     if (!functional_ || !tile.data) return;
     std::int64_t perRow = s.cols / tile.cols;
     std::int64_t r0 = (tileIndex / perRow) * tile.rows, c0 = (tileIndex % perRow) * tile.cols;

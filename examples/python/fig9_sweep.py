@@ -8,7 +8,6 @@ off-chip bytes, on the chip the same off-chip bytes).
 """
 
 import argparse
-import json
 import os
 import subprocess
 import sys

@@ -1,11 +1,14 @@
-"""Wrong calls from Python raise exceptions whose message names what was wrong; none crashes the interpreter.
-Each case: what it does wrong, the call, the exception class and a piece of the message it must carry."""
+"""Wrong calls from Python, as a new user makes them, raise a steprdu.Error subclass whose message names what was
+wrong and how to fix it; none crashes the interpreter. Each case: what it does wrong, the call, the exception class
+and a piece of the message it must carry (for the newer cases, the fix)."""
+
+import tempfile
 
 import numpy as np
 import pytest
 
 import steprdu
-from steprdu import init_fn, map_fn, ops
+from steprdu import HBMConfig, SimConfig, init_fn, map_fn, ops
 
 
 def tile_graph():
@@ -45,6 +48,52 @@ def ok_graph():
     g, x = tile_graph()
     g.sink(g.map([x], map_fn.Exp()))
     return g
+
+
+def routed():
+    """Rows routed to two consumers: two data-dependent sizes. Returns the graph and the partition's outputs."""
+    g, x = tile_graph()
+    rows = g.flatten(g.linear_offchip_load("x", 1, 64, [1, 1], [16, 1], name="rows"), 0, 1)
+    parts = g.partition(rows, g.select_gen([[0], [1]] * 8, 2, [1, 16]), 0, 2, name="split")
+    for i, p in enumerate(parts):  # a row of x per routed row: bytes that depend on the counts
+        g.sink(g.linear_offchip_load("x", 1, 64, [1], [1], ref=p, name=f"per_row{i}"))
+    g.sink(x)
+    return g, parts
+
+
+def artifact_partition():
+    """An artifact-style partition: returns (graph, the Partition op)."""
+    g = steprdu.Graph()
+    x = ops.OffChipLoad(np.ones((4, 16), np.float32), (1, 1), (4, 1), 1, 16, 1, graph=g, name="x")
+    sel = ops.SelectGen(True, np.eye(2, dtype=np.int64)[[0, 1, 0, 1]], 2, graph=g)
+    return g, ops.FlatPartition(g, ops.Flatten(g, x, 0, 1), sel, 0, num_consumers=2)
+
+
+def store_op():
+    g, x = tile_graph()
+    return g, ops.OffChipStore(g, x, par_dispatch=1, store_file_name="y")
+
+
+def map_accum_init_mismatch():
+    # The issue's reproducer: the product is 32 x 16, the init tile 32 x 32.
+    g = steprdu.Graph()
+    g.tensor("a", rows=32, cols=64)
+    g.tensor("b", rows=64, cols=16)
+    a = g.linear_offchip_load("a", 32, 32, [1], [2])
+    b = g.linear_offchip_load("b", 32, 16, [1], [2])
+    return g.map_accum(a, b, map_fn.Matmul(), init_fn.Zero((32, 32)), 1)
+
+
+def stats_csv_as_results():
+    d = tempfile.mkdtemp()
+    with open(f"{d}/stats.csv", "w") as f:
+        f.write("path,value,unit\nchip.pcu.busy_cycles,10,cycles\n")
+    return steprdu.load(f"{d}/stats.csv")
+
+
+def roofline_unbound():
+    g, _ = routed()
+    return steprdu.simulate(g, backend="roofline")
 
 
 CASES = [
@@ -107,8 +156,90 @@ CASES = [
     ("integer tensor for an artifact load",
      lambda: ops.OffChipLoad(np.zeros((4, 4), np.int64), (1,), (1,), 4, 4, 1, graph=steprdu.Graph()),
      steprdu.BadInputError, "float32"),
-    ("wrong arity", lambda: steprdu.Graph().map(), TypeError, "map()"),
-    ("wrong keyword", lambda: steprdu.Graph().tensor("a", rows=2, colums=2), TypeError, "tensor()"),
+    ("wrong arity", lambda: steprdu.Graph().map(), steprdu.ArgumentError, "map()"),
+    ("wrong keyword", lambda: steprdu.Graph().tensor("a", rows=2, colums=2), steprdu.ArgumentError, "tensor()"),
+    # Symbols and bindings.
+    ("binding a name the graph does not have", lambda: routed()[0].bind("nope", 3), steprdu.BadInputError,
+     "one of split_000, split_001"),
+    ("binding before the symbol exists", lambda: steprdu.Graph().bind("n", 3), steprdu.BadInputError,
+     "bind a symbol after adding the operator"),
+    ("metrics with a binding the graph does not have", lambda: routed()[0].metrics({"nope": 1}),
+     steprdu.BadInputError, "g.symbols"),
+    ("a timed run with a size left unbound", roofline_unbound, steprdu.BadInputError, "g.bind(name, count)"),
+    ("metrics with a size left unbound", lambda: routed()[0].metrics(), steprdu.BadInputError, "g.bind("),
+    # One dtype rule for arrays.
+    ("int64 tensor values", lambda: steprdu.Graph().tensor("a", np.arange(16).reshape(4, 4)),
+     steprdu.ArgumentError, "astype(np.float32)"),
+    ("float64 tensor values", lambda: steprdu.Graph().tensor("a", np.random.default_rng(0).random((4, 4))),
+     steprdu.ArgumentError, "astype(np.float32)"),
+    ("float64 array for an artifact load",
+     lambda: ops.OffChipLoad(np.zeros((4, 4)), (1,), (1,), 4, 4, 1, graph=steprdu.Graph()),
+     steprdu.ArgumentError, "astype(np.float32)"),
+    ("a ragged list of values", lambda: steprdu.Graph().tensor("a", [[1, 2], [3]]), steprdu.BadInputError,
+     "rectangular list"),
+    ("values and a different rows x cols", lambda: steprdu.Graph().tensor("a", np.ones((4, 4), np.float32), rows=8),
+     steprdu.BadInputError, "leave rows and cols out"),
+    ("an unknown tensor class", lambda: steprdu.Graph().tensor("a", rows=2, cols=2, cls="weight"),
+     steprdu.BadInputError, "weights, activations or kv_cache"),
+    ("an artifact load naming a tensor twice",
+     lambda: [ops.OffChipLoad(np.ones((4, 4), np.float32), (1,), (1,), 4, 4, 1, graph=g, name="w")
+              for g in [steprdu.Graph()] for _ in range(2)], steprdu.BadInputError, "pass the name itself"),
+    # (op, i) references.
+    ("an output index out of range", lambda: (lambda g, p: g.map([(p, 2)], map_fn.Exp()))(*artifact_partition()),
+     steprdu.OutOfRangeError, "an index in 0..1"),
+    ("a multi-output op where one stream goes",
+     lambda: (lambda g, p: ops.UnaryMap(g, p, map_fn.Exp()))(*artifact_partition()), steprdu.BadInputError,
+     "name one as (op, i)"),
+    ("(list, i) for a Graph method's list of streams",
+     lambda: (lambda g, parts: g.map([(parts, 0)], map_fn.Exp()))(*routed()), steprdu.ArgumentError,
+     "index the list instead: parts[i]"),
+    ("a store's op consumed as a stream", lambda: (lambda g, s: g.sink(s))(*store_op()), steprdu.BadInputError,
+     "has no output stream"),
+    ("indexing a store's op", lambda: store_op()[1][0], steprdu.OutOfRangeError, "has 0 output streams"),
+    ("an unknown operator name", lambda: ok_graph().op("exp"), steprdu.BadInputError, "g.operators"),
+    ("making an Op directly", lambda: steprdu.Op(), steprdu.ArgumentError,
+     "Graph methods and steprdu.ops functions return them"),
+    ("indexing an op by name", lambda: artifact_partition()[1]["Partition_000"], steprdu.ArgumentError,
+     "i: expected int, found str"),
+    ("a stream that is not one", lambda: ok_graph().stream(3), steprdu.ArgumentError,
+     "a Stream, an Op or an (op, i) pair"),
+    # The artifact's habits.
+    ("the artifact's positional simulate", lambda: steprdu.simulate(ok_graph(), False, None, None, "graph.pb"),
+     steprdu.BadInputError, "steprdu.simulate(graph, backend='roofline', hbm_config=..., sim_config=...)"),
+    ("an artifact load without the graph keyword",
+     lambda: ops.OffChipLoad(np.ones((4, 4), np.float32), (1,), (1,), 4, 4, 1), steprdu.ArgumentError,
+     "graph"),
+    ("an artifact operator missing an argument", lambda: ops.UnaryMap(steprdu.Graph(), None), steprdu.ArgumentError,
+     "call it as UnaryMap(graph, input, fn"),
+    ("an HBMConfig of the wrong type", lambda: HBMConfig(64, "32", 2, 2, 1, 14), steprdu.BadInputError,
+     "hbm.channels"),
+    ("an HBMConfig with a field missing", lambda: HBMConfig(64, 32, 2, 2, 1), steprdu.ArgumentError,
+     "per_channel_start_up_time"),
+    ("an HBMConfig that contradicts a set key",
+     lambda: steprdu.simulate(ok_graph(), hbm_config=HBMConfig(64, 32, 2, 2, 1, 14), set={"hbm.channels": 8}),
+     steprdu.BadInputError, "give it once"),
+    ("a SimConfig keyed by the artifact's operator ids",
+     lambda: steprdu.simulate(ok_graph(), sim_config=SimConfig(2, config_dict={3: 16})), steprdu.BadInputError,
+     "key the depth by the Op"),
+    ("a SimConfig and a depth both given", lambda: steprdu.simulate(ok_graph(), depth=1, sim_config=SimConfig(2)),
+     steprdu.BadInputError, "give them in one place"),
+    ("a depth for an operator the graph does not have", lambda: steprdu.simulate(ok_graph(), depths={"nope": 4}),
+     steprdu.BadInputError, "g.operators lists them"),
+    ("counting FIFOs in on_chip_requirement", lambda: store_op()[1].on_chip_requirement(count_fifos=True),
+     steprdu.BadInputError, "count_fifos: expected False"),
+    ("values from a timed run", lambda: steprdu.simulate(ok_graph()).tensors["x"], steprdu.MissingKeyError,
+     "backend='interp'"),
+    ("dividing a size with /", lambda: steprdu.Expr("n") / 2, steprdu.ArgumentError, "steprdu.ceil_div"),
+    ("a result key that is not there", lambda: steprdu.simulate(ok_graph())["latency"], steprdu.MissingKeyError,
+     "expected one of"),
+    ("a Tile without its element type", lambda: steprdu.Tile(shape=(16, 16)), steprdu.ArgumentError,
+     "call it as Tile(tile_dtype, shape)"),
+    ("an expression evaluated with a list", lambda: steprdu.Expr("n").eval(["n", 3]), steprdu.ArgumentError,
+     "a dict {symbol: count}"),
+    ("a MapAccum whose init tile is not the product's", map_accum_init_mismatch, steprdu.BadInputError,
+     "MapAccum"),
+    # Loading results.
+    ("loading a run's stats.csv", stats_csv_as_results, steprdu.BadInputError, "load its run directory"),
 ]
 
 
@@ -119,7 +250,18 @@ def test_a_wrong_call_raises_a_pointed_exception(what, call, kind, needle):
     assert needle in str(e.value), f"{what}: {e.value}"
 
 
-def test_every_error_is_a_steprdu_error():
-    assert issubclass(steprdu.BadInputError, steprdu.Error)
-    assert issubclass(steprdu.DeadlockError, steprdu.Error)
-    assert len(CASES) >= 30
+def test_every_mistake_raises_a_steprdu_error():
+    assert len(CASES) >= 40
+    for what, call, _, _ in CASES:
+        with pytest.raises(steprdu.Error, match=".") as e:
+            call()
+        assert e.type.__module__ == "steprdu", what
+
+
+def test_the_error_classes_are_steprdu_errors_and_builtin_ones_where_python_expects_them():
+    for cls in (steprdu.BadInputError, steprdu.DeadlockError, steprdu.LimitError, steprdu.InternalError):
+        assert issubclass(cls, steprdu.Error)
+    assert issubclass(steprdu.ArgumentError, steprdu.BadInputError) and issubclass(steprdu.ArgumentError, TypeError)
+    assert issubclass(steprdu.OutOfRangeError, IndexError) and issubclass(steprdu.MissingKeyError, KeyError)
+    assert issubclass(steprdu.InternalError, RuntimeError)
+    assert str(steprdu.MissingKeyError("plain text")) == "plain text"
