@@ -20,7 +20,8 @@ CycleResult CycleSimulator::run(step::Graph& g, step::TensorStore& store) {
     } active(o_.timeline);
     g.finalize();
     MemoryMap::check(cfg_);
-    const pnr::PnrResult pnr = pnr::placeAndRoute(g, cfg_, o_.streams);
+    const pnr::PnrResult pnr = o_.placement ? pnr::reusePlacement(g, cfg_, *o_.placement, o_.placementFrom)
+                                            : pnr::placeAndRoute(g, cfg_, o_.streams);
     Chip& chip = elaborate(g, pnr.placement, store);
     CycleResult r;
     r.wallSeconds = simulate(chip);

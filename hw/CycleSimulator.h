@@ -4,6 +4,8 @@
 // several use util/ForkRun.h. A run that stops making progress is reported with the blocked operators, units,
 // streams and links (NoProgress); --max-cycles and --max-wall-seconds end it with LimitReached.
 #include <functional>
+#include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +30,10 @@ struct CycleOptions {
     // Records unit work, stream occupancy, link and memory bandwidth (`--trace perfetto`); the run makes it
     // Timeline::active() while it lasts.
     Timeline* timeline = nullptr;
+    // An earlier place and route to reuse (its pnr.json or result.json, pnr::reusePlacement), read from
+    // `placementFrom`; without one the graph is placed and routed.
+    std::optional<nlohmann::json> placement;
+    std::string placementFrom;
 };
 
 struct CycleResult {

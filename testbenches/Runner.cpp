@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -130,12 +132,40 @@ nlohmann::json tensorValuesJson(const step::Graph& g, const step::TensorStore& s
     return out;
 }
 
+// The file `--placement` names: itself, or a directory's pnr.json (`steprdu pnr --out`) or result.json
+// (`run --out`).
+std::string placementFile(const std::string& path) {
+    namespace fs = std::filesystem;
+    if (fs::is_directory(path)) {
+        for (const char* name : {"pnr.json", "result.json"})
+            if (fs::is_regular_file(fs::path(path) / name)) return (fs::path(path) / name).string();
+        throw BadInput(fmt::format("--placement {}: {}", path,
+                                   expectedFound("a directory with pnr.json or result.json", "neither")));
+    }
+    if (!fs::is_regular_file(path))
+        throw BadInput(fmt::format("--placement {}: no such file or directory", path));
+    return path;
+}
+
+nlohmann::json readJsonFile(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
+    if (!f.good() && !f.eof()) throw BadInput(fmt::format("{}: cannot read", path));
+    if (j.is_discarded())
+        throw BadInput(fmt::format("{}: {}", path, expectedFound("JSON", "a file that does not parse")));
+    return j;
+}
+
 nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload& w,
                         const std::function<step::Graph()>& golden, RunArtifacts* art) {
     return runInChild([&]() -> nlohmann::json {
         hw::CycleOptions o;
         o.streams = loweringOptions(w);
         o.functional = req.functional;
+        if (!req.placement.empty()) {
+            o.placementFrom = placementFile(req.placement);
+            o.placement = readJsonFile(o.placementFrom);
+        }
         std::optional<Timeline> timeline;
         applyLimits(req, o, timeline);
         step::TensorStore store(w.graph, req.functional);
@@ -163,6 +193,10 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload
 
 // The backend and the options that depend on it.
 void checkRequest(const RunRequest& req) {
+    if (!req.placement.empty() && req.backend != "cycle")
+        throw BadInput(
+            fmt::format("--placement: {}", expectedFound("--backend cycle (placements are the chip's)",
+                                                         "--backend " + req.backend)));
     checkBackend("--backend", req.backend);
     if (req.trace && req.backend == "interp")
         throw BadInput(
@@ -379,6 +413,7 @@ nlohmann::json placeAndRouteTestbench(const RunRequest& req, std::string* svg) {
 nlohmann::json compareBackends(const RunRequest& req) {
     RunRequest rr = req, cr = req;
     rr.backend = "roofline";
+    rr.placement.clear();
     cr.backend = "cycle";
     const nlohmann::json roof = runTestbench(rr);
     RunArtifacts art;

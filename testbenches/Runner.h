@@ -37,6 +37,9 @@ struct RunRequest {
     std::int64_t watchdogCycles = kDefaultWatchdogCycles; // timed backends: see RooflineOptions
     std::function<void(std::int64_t cycle, double wallSeconds)> progress; // long timed runs
     bool functional = false; // cycle backend: run on real values and compare with the interpreter
+    // Cycle backend: reuse this earlier place and route (a pnr.json, a cycle run's result.json, or a
+    // directory holding either) instead of placing and routing the graph anew.
+    std::string placement;
     // Timed backends: record a Perfetto timeline (RunArtifacts::trace) of the cycles [traceFrom, traceTo).
     bool trace = false;
     std::int64_t traceFrom = 0, traceTo = Timeline::kEnd;

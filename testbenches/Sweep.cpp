@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hw/config/ConfigSchema.h"
 #include "hw/config/HwConfigLoader.h"
 #include "testbenches/RunDirectory.h"
 #include "util/Error.h"
@@ -87,7 +88,9 @@ nlohmann::json SweepPoint::toJson() const {
             {"knobs", request.knobs},
             {"backend", request.backend},
             {"hw", request.hw},
-            {"sets", request.sets}};
+            {"sets", request.sets},
+            {"structure", structure},
+            {"structure_sets", structureSets}};
 }
 
 SweepPoint SweepPoint::fromJson(const nlohmann::json& j) {
@@ -101,6 +104,8 @@ SweepPoint SweepPoint::fromJson(const nlohmann::json& j) {
     p.request.backend = j.at("backend");
     p.request.hw = j.at("hw");
     p.request.sets = j.at("sets").get<std::vector<std::string>>();
+    p.structure = j.value("structure", "");
+    p.structureSets = j.value("structure_sets", std::vector<std::string>{});
     return p;
 }
 
@@ -137,6 +142,7 @@ std::vector<SweepPoint> expandSweep(const std::string& spec, const std::string& 
             r.backend = def.backend;
             r.hw = def.hw;
             r.sets = sets;
+            p.structureSets = sets;
             for (const auto& [k, v] : s.knobs)
                 r.knobs.push_back(k + "=" + withSharedDir(v, sharedDir));
             for (const auto& [axis, raw] : combo) {
@@ -149,6 +155,7 @@ std::vector<SweepPoint> expandSweep(const std::string& spec, const std::string& 
                     r.hw = v;
                 } else if (axis.rfind("hw.", 0) == 0) {
                     r.sets.push_back(axis.substr(3) + "=" + v);
+                    if (hw::isStructuralKey(axis.substr(3))) p.structureSets.push_back(r.sets.back());
                 } else {
                     r.knobs.push_back(axis + "=" + v);
                 }
@@ -176,6 +183,13 @@ std::vector<SweepPoint> expandSweep(const std::string& spec, const std::string& 
                 built.insert(knobKey);
             }
             p.id = hashHex(fmt::format("{}\n{}\n{}\n{}", r.testbench, knobKey, r.backend, hw::toYaml(cfg)));
+            if (r.backend == "cycle") {
+                hw::HwConfig structural = presets.at(r.hw);
+                for (const auto& set : p.structureSets)
+                    hw::applyOverride(structural, set);
+                p.structure =
+                    hashHex(fmt::format("{}\n{}\n{}", r.testbench, knobKey, hw::toYaml(structural)));
+            }
             if (seen.insert(p.id).second) points.push_back(p);
         }
     }
@@ -231,7 +245,9 @@ int runSweepPoint(const std::string& dir, const SweepPoint& p, const std::string
     };
     try {
         RunArtifacts art;
-        nlohmann::json j = runTestbench(p.request, &art);
+        RunRequest req = p.request;
+        req.placement = ensurePlacement(dir, p);
+        nlohmann::json j = runTestbench(req, &art);
         j["point"] = p.toJson();
         writeRunDirectory(partial.string(), j, art,
                           runMeta(commandLine, wall(), j.value("sim_cycles_per_second", 0.0), 0));
@@ -249,6 +265,23 @@ int runSweepPoint(const std::string& dir, const SweepPoint& p, const std::string
     return 0;
 }
 
+std::string placementPath(const std::string& dir, const std::string& structure) {
+    return structure.empty() ? "" : (fs::path(dir) / "placements" / (structure + ".json")).string();
+}
+
+std::string ensurePlacement(const std::string& dir, const SweepPoint& p) {
+    const std::string path = placementPath(dir, p.structure);
+    if (path.empty() || fs::is_regular_file(path)) return path;
+    RunRequest r = p.request;
+    r.sets = p.structureSets;
+    nlohmann::json j = placeAndRouteTestbench(r);
+    j["structure"] = p.structure;
+    j["structure_sets"] = p.structureSets;
+    fs::create_directories(fs::path(path).parent_path());
+    writeAtomically(path, j.dump(1) + "\n");
+    return path;
+}
+
 int runSweep(const std::string& dir, int jobs, const std::string& self,
              const std::function<void(const SweepProgress&)>& progress) {
     const auto points = readManifest(dir);
@@ -260,6 +293,14 @@ int runSweep(const std::string& dir, int jobs, const std::string& self,
             ++pr.done;
         else
             pending.push_back(&p);
+    }
+    // One place and route per structure, before the points that share it run in parallel. A structure
+    // that does not place (too large, say) fails its points one by one, each with the error.
+    for (const SweepPoint* p : pending) {
+        try {
+            ensurePlacement(dir, *p);
+        } catch (const StepError&) {
+        }
     }
     const auto t0 = std::chrono::steady_clock::now();
     if (progress) progress(pr);
@@ -306,7 +347,7 @@ std::string collectSweep(const std::string& dir, int* rows) {
         csv += "," + csvCell(a);
     for (const auto& m : metrics)
         csv += "," + m;
-    csv += ",point,status,error\n";
+    csv += ",point,placement,status,error\n";
     int n = 0;
     for (const auto& p : points) {
         // A point that has not finished is `failed` (with its error) or `pending`, its metrics empty.
@@ -333,7 +374,9 @@ std::string collectSweep(const std::string& dir, int* rows) {
         }
         for (const auto& m : metrics)
             line += "," + csvCell(j.contains(m) ? jsonCell(j[m]) : "");
-        csv += line + "," + p.id + "," + status + "," + csvCell(error) + "\n";
+        const std::string placement =
+            p.structure.empty() ? "" : (fs::path("placements") / (p.structure + ".json")).string();
+        csv += line + "," + p.id + "," + csvCell(placement) + "," + status + "," + csvCell(error) + "\n";
         n += done;
     }
     const fs::path out = fs::path(dir) / "results.csv";

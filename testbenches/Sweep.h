@@ -23,6 +23,11 @@ struct SweepPoint {
     std::string series;                                    // the run's label
     std::vector<std::pair<std::string, std::string>> axes; // axis = value, in spec order
     RunRequest request;
+    // Cycle-level points: the hash of the point's structure (testbench, knobs, hardware without the
+    // non-structural axes: hw::isStructuralKey), and the overrides that give that hardware. Points of one
+    // structure share one place and route, made once from that hardware (placements/<structure>.json).
+    std::string structure;
+    std::vector<std::string> structureSets;
     nlohmann::json toJson() const;
     static SweepPoint fromJson(const nlohmann::json& j);
 };
@@ -44,6 +49,11 @@ bool pointDone(const std::string& dir, const std::string& id);
 void writeManifest(const std::string& dir, const std::vector<SweepPoint>& points);
 std::vector<SweepPoint> readManifest(const std::string& dir);
 
+// The shared placement of the point's structure (empty for points that place nothing), placed and routed
+// now if it is not there yet.
+std::string placementPath(const std::string& dir, const std::string& structure);
+std::string ensurePlacement(const std::string& dir, const SweepPoint& p);
+
 // Runs one point into its run directory (result.json, meta.json, ...): in a hidden partial directory first,
 // renamed into place when the run has finished. A point that fails leaves its error.json in
 // <dir>/failed/<id>/ and returns its exit code; the point stays pending.
@@ -54,14 +64,16 @@ struct SweepProgress {
     double wallSeconds = 0;
 };
 // Runs every pending point of the manifest with `jobs` local processes (`steprdu sweep --point`), in manifest
-// order. Returns the number of points that failed.
+// order, after placing and routing each structure the pending points need once. Returns the number of points
+// that failed.
 int runSweep(const std::string& dir, int jobs, const std::string& self,
              const std::function<void(const SweepProgress&)>& progress);
 
 // Merges the points into <dir>/results.csv (written atomically) and returns its path: one row per point in
 // manifest order: series, the axes, then cycles, off_chip_bytes, on_chip_bytes, flops, wall_seconds, the
-// utilizations, point, status (ok, failed or pending) and error (a failed point's message; a point not ok
-// has empty metrics). `rows` gets the number of finished points.
+// utilizations, point, placement (the shared placement a cycle-level point ran on), status (ok, failed or
+// pending) and error (a failed point's message; a point not ok has empty metrics). `rows` gets the number of
+// finished points.
 std::string collectSweep(const std::string& dir, int* rows = nullptr);
 
 // Job files for other schedulers, running the same points with `<self> sweep --point ID --out DIR`:

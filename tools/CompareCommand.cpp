@@ -94,7 +94,9 @@ int cmdCompare(const Args& args) {
     po::options_description opts("compare options");
     addFlags(opts, f);
     addHardwareOptions(opts, req.hw, req.sets);
-    opts.add_options()("out", po::value(&out), "write compare.json and compare.txt here");
+    opts.add_options()("out", po::value(&out), "write compare.json and compare.txt here")(
+        "placement", po::value(&req.placement),
+        "reuse the place and route in FILE for the cycle level (as `run --placement`)");
     std::vector<std::string> positional;
     req.progress = [](std::int64_t cycle, double wall) {
         std::cerr << fmt::format("steprdu: cycle {} after {:.0f} s\n", cycle, wall);

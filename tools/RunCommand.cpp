@@ -104,7 +104,10 @@ int run(const std::string& command, const Args& args) {
         "interp (functional interpreter), roofline (the published STeP simulator's timing) or cycle "
         "(the SystemC chip)")(
         "functional", po::bool_switch(&req.functional),
-        "cycle backend: compute real values and compare them with the interpreter (scoreboard)");
+        "cycle backend: compute real values and compare them with the interpreter (scoreboard)")(
+        "placement", po::value(&req.placement),
+        "cycle backend: reuse the place and route in FILE (pnr.json from `steprdu pnr --out`, a cycle run's "
+        "result.json, or a directory holding either) instead of placing anew; it must be of the same graph");
     addHardwareOptions(opts, req.hw, req.sets);
     opts.add_options()(
         "out", po::value(&out),

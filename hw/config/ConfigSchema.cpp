@@ -1,6 +1,7 @@
 #include "hw/config/ConfigSchema.h"
 
 #include <algorithm>
+#include <set>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -270,6 +271,14 @@ const ConfigKey* findConfigKey(const std::string& path) {
     for (const auto& k : configSchema())
         if (k.path == path) return &k;
     return nullptr;
+}
+
+bool isStructuralKey(const std::string& path) {
+    static const std::set<std::string> keys{"chip.dies",    "chip.die_tile_rows", "chip.die_tile_cols",
+                                            "chip.rows",    "chip.cols",          "chip.agcus_per_tile",
+                                            "pcu.rows",     "pcu.cols",           "pmu.capacity_bytes",
+                                            "rdn.topology", "rdn.routing",        "rdn.flow_table_entries"};
+    return keys.count(path) || path.rfind("pnr.", 0) == 0;
 }
 
 std::vector<std::string> configSections() {

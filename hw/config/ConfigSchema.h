@@ -42,6 +42,12 @@ const std::vector<ConfigKey>& configSchema();
 // The key with this dotted path, or nullptr.
 const ConfigKey* findConfigKey(const std::string& path);
 
+// Whether `path` (a key of the schema) shapes place and route: the grid and its units (chip geometry, PCU
+// array size, PMU capacity), the network's topology, routing policy and flow tables, and every pnr key.
+// The other keys (bandwidths, latencies, buffer sizes, DRAM timing, roofline and simulation switches) can
+// change under a fixed placement: a sweep over them shares one (docs/sweeps.md).
+bool isStructuralKey(const std::string& path);
+
 // Section names in document order ("pmu", "pcu", ...).
 std::vector<std::string> configSections();
 

@@ -13,6 +13,7 @@
 #include "hw/pnr/CongestionRepair.h"
 #include "hw/pnr/ConstructivePlacement.h"
 #include "hw/pnr/PlacementAnnealer.h"
+#include "util/Error.h"
 
 namespace steprdu::hw::pnr {
 
@@ -196,6 +197,7 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
                      {"bytes_per_cycle", v.rate(i, k)}});
             }
     r.report["streams"] = streams;
+    r.report["placement"] = r.placement.toJson(g);
     r.report["warnings"] = nlohmann::json::array();
     if (mesh) {
         r.report["routing"] = r.routing.report(r.netlist);
@@ -208,6 +210,25 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
                 over.size(), r.routing.iterations, over[0]["link"].get<std::string>(),
                 over[0]["load"].get<double>()));
     }
+    return r;
+}
+
+PnrResult reusePlacement(const step::Graph& g, const HwConfig& cfg, const nlohmann::json& report,
+                         const std::string& where) {
+    const nlohmann::json& pnr = report.contains("pnr") ? report["pnr"] : report;
+    if (!pnr.is_object() || !pnr.contains("placement"))
+        throw BadInput(fmt::format("{}: {}", where,
+                                   expectedFound("a pnr.json or a cycle run's result.json with a placement",
+                                                 pnr.is_object() && pnr.contains("reused_from")
+                                                     ? "a run that reused " + pnr["reused_from"].dump()
+                                                     : "no \"placement\"")));
+    PnrResult r;
+    r.placement = Placement::fromJson(pnr["placement"], g, ChipLayout(cfg.chip), where);
+    r.report = pnr;
+    r.report.erase("placement");
+    r.report["reused_from"] = where;
+    r.report["seconds"] = {{"lower", 0.0}, {"place", 0.0}, {"route", 0.0}};
+    if (!r.report.contains("warnings")) r.report["warnings"] = nlohmann::json::array();
     return r;
 }
 

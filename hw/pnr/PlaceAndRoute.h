@@ -26,6 +26,14 @@ struct PnrResult {
     nlohmann::json report;
 };
 
+// The report carries the placement ("placement", Placement::toJson).
 PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o);
+
+// The placement of an earlier place and route of the same graph, reused as it is: nothing is lowered,
+// placed or routed, so lanes, planned rates and credits are those of the configuration it was made with.
+// `report` is its pnr.json (or a run's result.json holding one under "pnr"); the result's report is that
+// one without its placement, marked "reused_from": `where`. BadInput naming `where` if it does not fit.
+PnrResult reusePlacement(const step::Graph& g, const HwConfig& cfg, const nlohmann::json& report,
+                         const std::string& where);
 
 } // namespace steprdu::hw::pnr

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "hw/arch/ChipLayout.h"
 #include "step_ops/Graph.h"
 
@@ -43,6 +45,9 @@ struct LegKey {
     bool operator<(const LegKey& o) const {
         return std::tie(consumer, port, leg, lane) < std::tie(o.consumer, o.port, o.leg, o.lane);
     }
+    bool operator==(const LegKey& o) const {
+        return std::tie(consumer, port, leg, lane) == std::tie(o.consumer, o.port, o.leg, o.lane);
+    }
 };
 
 struct Placement {
@@ -64,6 +69,16 @@ struct Placement {
     // there are enough.
     int laneSource(int op, int out, int lane) const;
     int laneSink(const step::Graph& g, int consumer, int port, int lane) const;
+
+    // As pnr.json's "placement": everything the chip is elaborated from (units by name, lanes, planned
+    // rates, stages, each leg's dimension order), operators by index with their names, so that a run can
+    // reuse it (`run --placement`) and a sweep can share it between points.
+    nlohmann::json toJson(const step::Graph& g) const;
+    // The placement `j` describes, for graph `g` on a chip laid out as `layout`. BadInput naming `where`
+    // when it was made for another graph (operator count, names), names a unit the chip does not have or
+    // of the wrong kind, or is malformed.
+    static Placement fromJson(const nlohmann::json& j, const step::Graph& g, const ChipLayout& layout,
+                              const std::string& where);
 };
 
 } // namespace steprdu::hw::pnr

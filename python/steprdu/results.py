@@ -18,7 +18,7 @@ METRICS = INT_METRICS + FLOAT_METRICS
 # What `steprdu run` and `steprdu sweep` take when the command line or the spec does not say.
 DEFAULT_BACKEND = "roofline"
 DEFAULT_HW = "step_eval"
-_TEXT_COLUMNS = {"series", "testbench", "backend", "hw", "point", "status", "error", "run_dir"}
+_TEXT_COLUMNS = {"series", "testbench", "backend", "hw", "point", "placement", "status", "error", "run_dir"}
 
 
 def _flatten_stats(tree, prefix=""):
@@ -286,9 +286,9 @@ def _check_results_header(path):
         d = os.path.dirname(path) or "."
         raise BadInputError(f"load: {path}: a run's stats file, not a sweep's results.csv; load its run "
                             f"directory instead: steprdu.load('{d}') (its .stats is the long stats frame)")
-    if header[0] != "series" or header[-3:] != ["point", "status", "error"]:
+    if header[0] != "series" or header[-4:] != ["point", "placement", "status", "error"]:
         raise BadInputError(f"load: {path}: expected a sweep's results.csv (columns series, <axes>, cycles, ..., "
-                            f"point, status, error), found columns {', '.join(header[:8])}"
+                            f"point, placement, status, error), found columns {', '.join(header[:8])}"
                             + (", ..." if len(header) > 8 else ""))
     return header
 
@@ -301,7 +301,7 @@ def _load_sweep(results_path):
     manifest = _read_manifest(directory)
     text = pd.read_csv(results_path, dtype=str, keep_default_na=False)
     rows = text.to_dict("records")
-    metrics_at = next((i for i, c in enumerate(header) if c in METRICS), len(header) - 3)
+    metrics_at = next((i for i, c in enumerate(header) if c in METRICS), len(header) - 4)
     axes = header[1:metrics_at]
     filled = ["testbench", "backend", "hw"]
     for row in rows:
@@ -336,7 +336,8 @@ def load(path):
       run_dir;
     * a sweep directory (`steprdu sweep --out DIR`) or its results.csv: one row per point with series, the
       axes, testbench, backend and hw (the effective value where a series did not sweep that axis), the
-      same metrics, point, status ('ok', 'failed' or 'pending'), error and run_dir.
+      same metrics, point, placement (a cycle-level point's shared place and route), status ('ok', 'failed'
+      or 'pending'), error and run_dir.
 
     Integer columns are pandas' nullable Int64 (missing values stay integers), numbers float64, true/false
     boolean. `.stats` of the frame is the long stats frame of its rows (steprdu.load_stats for one directory).

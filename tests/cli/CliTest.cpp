@@ -461,6 +461,34 @@ TEST(CliPnr, WritesTheReportAndTheFloorplanDeterministically) {
     std::filesystem::remove_all(dir);
 }
 
+// `run --placement` elaborates the chip from an earlier place and route: from pnr.json or a run directory
+// the cycles are those of the run that placed it; a placement of another graph, a missing file and a backend
+// that places nothing are refused with exit 2.
+TEST(CliPnr, ARunReusesAPlacementFromPnrJsonOrARunDirectory) {
+    const auto dir = std::filesystem::temp_directory_path() / ("steprdu_reuse_" + std::to_string(::getpid()));
+    ASSERT_EQ(run("pnr attention batch=8 --out " + (dir / "p").string()).code, 0);
+    auto placed = run("run attention batch=8 --backend cycle --json --out " + (dir / "r").string());
+    ASSERT_EQ(placed.code, 0) << placed.err;
+    const auto cycles = nlohmann::json::parse(placed.out)["cycles"];
+    for (const auto& from : {dir / "p" / "pnr.json", dir / "r"}) {
+        auto reused = run("run attention batch=8 --backend cycle --json --placement " + from.string());
+        ASSERT_EQ(reused.code, 0) << reused.err;
+        const auto j = nlohmann::json::parse(reused.out);
+        EXPECT_EQ(j["cycles"], cycles) << from;
+        EXPECT_NE(j["pnr"]["reused_from"].get<std::string>().find(from.string()), std::string::npos);
+    }
+    auto other = run("run attention batch=8 regions=2 --backend cycle --placement " + (dir / "r").string());
+    EXPECT_EQ(other.code, 2);
+    EXPECT_NE(other.err.find("result.json: placement operators"), std::string::npos) << other.err;
+    auto missing = run("run attention batch=8 --backend cycle --placement " + (dir / "nothing").string());
+    EXPECT_EQ(missing.code, 2);
+    EXPECT_NE(missing.err.find("no such file"), std::string::npos) << missing.err;
+    auto roofline = run("run attention batch=8 --placement " + (dir / "r").string());
+    EXPECT_EQ(roofline.code, 2);
+    EXPECT_NE(roofline.err.find("--placement: expected --backend cycle"), std::string::npos) << roofline.err;
+    std::filesystem::remove_all(dir);
+}
+
 TEST(CliPnr, BadKeysAndValuesExit2NamingThem) {
     auto r = run("pnr swiglu --set pnr.sed=3");
     EXPECT_EQ(r.code, 2);

@@ -128,12 +128,62 @@ runs:
         EXPECT_EQ(rows[i][state], "ok");
     }
     EXPECT_EQ(ids.size(), 6u);
-    // Two rows against single runs of the same points.
+    // Two rows against single runs of the same points, on the placement their structure shares.
     const int streams = column(rows, "streams"), channels = column(rows, "hw.hbm.channels"),
-              cycles = column(rows, "cycles");
+              cycles = column(rows, "cycles"), placement = column(rows, "placement");
     for (std::size_t i : {1u, 6u}) {
         auto one = runCli("run copy bytes=134217728 streams=" + rows[i][streams] +
-                          " --backend cycle --set hbm.channels=" + rows[i][channels] + " --json");
+                          " --backend cycle --set hbm.channels=" + rows[i][channels] + " --placement " +
+                          (out / rows[i][placement]).string() + " --json");
+        ASSERT_EQ(one.code, 0) << one.err;
+        EXPECT_EQ(nlohmann::json::parse(one.out)["cycles"].dump(), rows[i][cycles]);
+    }
+}
+
+// Points that differ only in bandwidths share one place and route, made once from the hardware without the
+// swept bandwidth; a structural axis (pnr.seed) gives each of its values its own. results.csv names each
+// cycle-level point's placement, and a single run on that placement gives the point's cycles.
+TEST_F(Sweep, PointsThatChangeOnlyBandwidthsShareOnePlacement) {
+    const auto s = spec("shared.yaml", R"(testbench: swiglu
+backend: cycle
+hw: sn40l
+runs:
+  - label: s
+    knobs: {tile_b: 16, tile_inter: 64}
+    sweep: {hw.pmu.bandwidth_bytes_per_cycle: [32, 64], hw.pnr.seed: [1, 2], backend: [cycle, roofline]}
+)");
+    const auto out = dir_ / "out";
+    auto r = runCli("sweep " + s + " -j 2 --quiet --out " + out.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto rows = readCsv(out / "results.csv");
+    ASSERT_EQ(rows.size(), 9u);
+    const int seed = column(rows, "hw.pnr.seed"), backend = column(rows, "backend"),
+              placement = column(rows, "placement"), point = column(rows, "point"),
+              cycles = column(rows, "cycles"), bw = column(rows, "hw.pmu.bandwidth_bytes_per_cycle");
+    std::map<std::string, std::set<std::string>> bySeed;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        if (rows[i][backend] == "roofline") {
+            EXPECT_EQ(rows[i][placement], "") << "the roofline places nothing";
+            continue;
+        }
+        bySeed[rows[i][seed]].insert(rows[i][placement]);
+        const auto result =
+            nlohmann::json::parse(std::ifstream(out / "points" / rows[i][point] / "result.json"));
+        EXPECT_EQ(result["pnr"]["reused_from"], (out / rows[i][placement]).string());
+    }
+    ASSERT_EQ(bySeed.size(), 2u);
+    EXPECT_EQ(bySeed["1"].size(), 1u);
+    EXPECT_EQ(bySeed["2"].size(), 1u);
+    EXPECT_NE(*bySeed["1"].begin(), *bySeed["2"].begin());
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(out / "placements"))
+        files += e.path().extension() == ".json";
+    EXPECT_EQ(files, 2) << "one place and route per structure";
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        if (rows[i][backend] != "cycle" || rows[i][seed] != "2") continue;
+        auto one = runCli("run swiglu tile_b=16 tile_inter=64 --backend cycle --hw sn40l --set pnr.seed=2 "
+                          "--set pmu.bandwidth_bytes_per_cycle=" +
+                          rows[i][bw] + " --placement " + (out / rows[i][placement]).string() + " --json");
         ASSERT_EQ(one.code, 0) << one.err;
         EXPECT_EQ(nlohmann::json::parse(one.out)["cycles"].dump(), rows[i][cycles]);
     }

@@ -304,3 +304,73 @@ TEST(PnrRouting, AFullRoutingTableIsAHardFailure) {
         EXPECT_NE(m.find("rdn.flow_table_entries = 1"), std::string::npos) << m;
     }
 }
+
+// A placement read back from pnr.json is the one written: every operator's units, lanes and planned rates
+// (bit for bit), every stage and every leg's dimension order, so a reused placement elaborates the same chip.
+TEST(PnrPlacement, ThePlacementInPnrJsonReadsBackExactly) {
+    const auto cfg = hw::loadHwConfig("step_eval");
+    const auto& t = tb::findTestbench("attention");
+    tb::Knobs k(t.name(), t.knobs(), {"batch=16"});
+    auto w = t.build(k, false);
+    w.graph.finalize();
+    const auto r = hw::pnr::placeAndRoute(w.graph, cfg, tb::loweringOptions(w));
+    const auto json = nlohmann::json::parse(r.report.dump()); // through text, as from a file
+    const auto back = hw::pnr::reusePlacement(w.graph, cfg, json, "pnr.json");
+    const auto &a = r.placement, &b = back.placement;
+    ASSERT_EQ(a.ops.size(), b.ops.size());
+    for (std::size_t i = 0; i < a.ops.size(); ++i) {
+        EXPECT_EQ(a.ops[i].units, b.ops[i].units) << i;
+        EXPECT_EQ(a.ops[i].folded, b.ops[i].folded) << i;
+        EXPECT_EQ(a.ops[i].timeShared, b.ops[i].timeShared) << i;
+        EXPECT_EQ(a.ops[i].lanes, b.ops[i].lanes) << i;
+        EXPECT_EQ(a.ops[i].elementRates, b.ops[i].elementRates) << i;
+    }
+    ASSERT_EQ(a.stages.size(), b.stages.size());
+    for (std::size_t s = 0; s < a.stages.size(); ++s) {
+        EXPECT_EQ(a.stages[s].consumer, b.stages[s].consumer);
+        EXPECT_EQ(a.stages[s].port, b.stages[s].port);
+        EXPECT_EQ(a.stages[s].pmus, b.stages[s].pmus);
+    }
+    EXPECT_FALSE(a.columnFirst.empty());
+    EXPECT_EQ(a.columnFirst, b.columnFirst);
+    EXPECT_EQ(back.report["reused_from"], "pnr.json");
+    EXPECT_FALSE(back.report.contains("placement"));
+}
+
+// A placement that does not fit the graph or the chip is refused, naming the file and what is wrong.
+TEST(PnrPlacement, APlacementOfAnotherGraphOrChipIsRefused) {
+    const auto cfg = hw::loadHwConfig("step_eval");
+    auto graph = [](const std::vector<std::string>& knobs) {
+        const auto& t = tb::findTestbench("attention");
+        tb::Knobs k(t.name(), t.knobs(), knobs);
+        auto w = t.build(k, false);
+        w.graph.finalize();
+        return w;
+    };
+    auto w = graph({"batch=16"});
+    const auto report = hw::pnr::placeAndRoute(w.graph, cfg, tb::loweringOptions(w)).report;
+    auto refused = [&](const step::Graph& g, const nlohmann::json& j, const hw::HwConfig& c) {
+        try {
+            hw::pnr::reusePlacement(g, c, j, "p.json");
+        } catch (const BadInput& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    auto other = graph({"batch=16", "regions=2"});
+    EXPECT_NE(refused(other.graph, report, cfg).find("p.json: placement operators"), std::string::npos)
+        << refused(other.graph, report, cfg);
+    nlohmann::json renamed = report;
+    renamed["placement"]["operators"][0]["operator"] = "elsewhere";
+    EXPECT_NE(refused(w.graph, renamed, cfg).find("found 'elsewhere'"), std::string::npos);
+    nlohmann::json offGrid = report;
+    offGrid["placement"]["operators"][0]["units"][0] = "pcu_r400c0";
+    EXPECT_NE(refused(w.graph, offGrid, cfg).find("pcu_r400c0"), std::string::npos);
+    hw::HwConfig small = cfg;
+    small.chip.rows = 4;
+    EXPECT_NE(refused(w.graph, report, small).find("grid"), std::string::npos)
+        << refused(w.graph, report, small);
+    nlohmann::json none = report;
+    none.erase("placement");
+    EXPECT_NE(refused(w.graph, none, cfg).find("no \"placement\""), std::string::npos);
+}
