@@ -64,6 +64,10 @@ nlohmann::json workloadMetrics(const Workload& w, const step::Bindings& observed
 hw::pnr::LoweringOptions loweringOptions(const Workload& w);
 // Roofline options from a hardware config and the workload's own timing settings.
 roofline::RooflineOptions rooflineOptions(const hw::HwConfig& cfg, const Workload& w);
+// hw::stepCompatWarning for the request on `cfg`, its hardware: the keys of its --set (a sweep point's
+// include its hw. axes) on its backend. Empty if none is distorted.
+std::string stepCompatWarning(const RunRequest& r, const hw::HwConfig& cfg);
+// Adds stepCompatWarning's text, if any, to the result's "warnings".
 nlohmann::json runTestbench(const RunRequest& r, RunArtifacts* artifacts = nullptr);
 // Runs a built workload (a testbench's, or a program from the Python front end) on the request's backend
 // with `cfg`, the request's hardware; wall time counts from `start`. `r.testbench` and `r.knobs` are unused.

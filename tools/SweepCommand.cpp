@@ -4,6 +4,7 @@
 #include <climits>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include <boost/program_options.hpp>
@@ -81,6 +82,12 @@ int cmdSweep(const Args& args) {
     if (out.empty()) out = "sweep-" + std::filesystem::path(spec).stem().string();
     const auto points = tb::expandSweep(spec, shared, backend, hw, sets);
     tb::writeManifest(out, points);
+    // Once for the sweep (each point's result.json has its own): swept or --set keys step_compat distorts.
+    std::set<std::string> warnings;
+    for (const auto& p : points)
+        warnings.insert(tb::stepCompatWarning(p.request, tb::hardwareOf(p.request)));
+    for (const auto& w : warnings)
+        if (!w.empty() && !f.quiet) std::cerr << "steprdu: warning: " << w << "\n";
     const std::string self = selfPath();
     if (emit == "parallel") {
         const auto file = tb::emitParallel(out, self);
