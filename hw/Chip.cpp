@@ -40,19 +40,21 @@ Chip::Chip(sc_core::sc_module_name name, const HwConfig& cfg, const step::Graph&
         used_[site.row * layout_.cols() + site.col] = true;
         ++(site.kind == UnitKind::Pcu ? pcusUsed_ : pmusUsed_);
     }
-    for (int i = 0; i < g.numOps(); ++i) {
+    // sim.process_order permutes the order of creation only: ops_ stays indexed by operator.
+    ops_.resize(g.numOps());
+    for (int i : creationOrder(cfg_, g.numOps())) {
         const auto& op = g.op(i);
         const auto& place = p.ops.at(i);
         Unit& host = unitAt(place.host());
-        ops_.push_back(makeChild<OperatorProcess>(host, identifier(op.name()).c_str(), op, host,
-                                                  static_cast<int>(place.units.size()), store, functional,
-                                                  s.timingElemBytes));
+        ops_[i] = makeChild<OperatorProcess>(host, identifier(op.name()).c_str(), op, i, host,
+                                             static_cast<int>(place.units.size()), store, functional,
+                                             s.timingElemBytes);
         if (place.folded) continue;
-        ops_.back()->setTimeShared(place.timeShared);
+        ops_[i]->setTimeShared(place.timeShared);
         std::vector<Unit*> group;
         for (std::size_t u = 1; u < place.units.size(); ++u)
             group.push_back(&unitAt(place.units[u]));
-        ops_.back()->setGroup(std::move(group));
+        ops_[i]->setGroup(std::move(group));
     }
     buildRoutes(g, p, s);
 }
@@ -135,14 +137,18 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
                 b.control = mesh_ ? mesh_->controlLatency(from.endpoint(), to.endpoint())
                                   : cfg_.rdn.link_latency_cycles;
                 std::vector<std::unique_ptr<FabricSegment>> out;
+                std::vector<StageBuffer*> laneBuffers;
                 laneDsts.resize(lanes);
                 laneColumnFirst.resize(lanes);
                 for (int l = 0; l < lanes; ++l) {
                     const int dst = unitAt(p.ops[c].units[p.laneSink(g, c, port, l)]).endpoint();
                     const int mid = stage ? unitAt(stage->pmus[l % stage->pmus.size()]).endpoint() : dst;
-                    if (stage)
+                    if (stage) {
                         out.push_back(
                             makeSegment(mesh_.get(), cfg_.rdn, mid, {dst}, {routed(c, port, 1, l)}));
+                        laneBuffers.push_back(
+                            static_cast<Pmu*>(&unitAt(stage->pmus[l % stage->pmus.size()])));
+                    }
                     laneDsts[l].push_back(mid);
                     laneColumnFirst[l].push_back(routed(c, port, 0, l));
                 }
@@ -150,6 +156,7 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
                     auto st = std::make_unique<FabricRoute::Stage>();
                     st->buffer = static_cast<Pmu*>(&unitAt(stage->pmus.front()));
                     st->units = static_cast<int>(stage->pmus.size());
+                    st->laneBuffers = std::move(laneBuffers);
                     st->out = bundleLanes(std::move(out));
                     b.stage = std::move(st);
                 }

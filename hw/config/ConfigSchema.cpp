@@ -54,6 +54,7 @@ template <class T> ConfigKey top(std::string path, T HwConfig::*field, Range r, 
             std::move(doc),
             [field](const HwConfig& c) { return toValue(c.*field); },
             [field](HwConfig& c, const KeyValue& v) { c.*field = fromValue<T>(v); },
+            {},
             {}};
 }
 
@@ -66,6 +67,7 @@ ConfigKey key(std::string path, S HwConfig::*section, T S::*field, Range r, std:
             std::move(doc),
             [section, field](const HwConfig& c) { return toValue(c.*section.*field); },
             [section, field](HwConfig& c, const KeyValue& v) { c.*section.*field = fromValue<T>(v); },
+            {},
             {}};
 }
 
@@ -84,12 +86,25 @@ ConfigKey choice(std::string path, S HwConfig::*section, T S::*field, const Choi
             [section, field, &table](HwConfig& c, const KeyValue& v) {
                 c.*section.*field = *parseChoice(table, std::get<std::string>(v));
             },
-            choiceNames(table)};
+            choiceNames(table),
+            {}};
 }
 // The same for an enum with a `choices(E)` table.
 template <class S, class E>
 ConfigKey choice(std::string path, S HwConfig::*section, E S::*field, std::string doc) {
     return choice(std::move(path), section, field, choices(E{}), std::move(doc));
+}
+
+// sim.process_order: forward, reverse or shuffle:<seed>.
+ConfigKey processOrderKey() {
+    ConfigKey k =
+        key("sim.process_order", &HwConfig::sim, &SimulationConfig::process_order, kAny,
+            "the order in which the chip creates its SystemC processes (operators, switches, memory tiers), "
+            "and with it SystemC's order of same-cycle processes: forward, reverse or "
+            "shuffle:<seed>; cycles and stats do not depend on it (docs/cycle.md)");
+    k.choices = {"forward", "reverse", "shuffle:<seed>"};
+    k.accepts = [](const std::string& text) { return processOrder(text, 0).has_value(); };
+    return k;
 }
 
 using C = HwConfig;
@@ -171,6 +186,8 @@ std::vector<ConfigKey> buildSchema() {
         choice("memory.place.kv_cache", &C::memory, &MemoryConfig::place_kv_cache, "tier of the KV caches"),
         key("roofline.step_compat", &C::roofline, &RooflineConfig::step_compat, kAny, "reproduce the published STeP simulator's quirks: HBM start-up on every request, triangular channel offset, DAM credit stamps, default-depth Broadcasts, Reassemble timed by arrival (docs/roofline.md)"),
         key("roofline.channel_depth", &C::roofline, &RooflineConfig::channel_depth, {0, kMega}, "depth of every stream FIFO, elements; 0 = the testbench's own default"),
+        processOrderKey(),
+        key("sim.completion_notice_cycles", &C::sim, &SimulationConfig::completion_notice_cycles, {0, 64}, "cycles an AGCU learns of an off-chip completion after the memory reports it (a check of the model: cycles and stats do not depend on it while it is within the TLN latency; docs/cycle.md)"),
     };
     // clang-format on
 }
@@ -237,6 +254,7 @@ std::optional<KeyValue> ConfigKey::parse(const std::string& text) const {
         if (text == "false" || text == "False" || text == "FALSE") return false;
         return std::nullopt;
     case KeyType::String:
+        if (accepts) return accepts(text) ? std::optional<KeyValue>(text) : std::nullopt;
         if (!choices.empty() && std::find(choices.begin(), choices.end(), text) == choices.end())
             return std::nullopt;
         return text;

@@ -23,6 +23,9 @@ struct ConfigKey {
     std::function<KeyValue(const HwConfig&)> get;
     std::function<void(HwConfig&, const KeyValue&)> set;
     std::vector<std::string> choices; // the values a string key accepts; empty = any
+    // For a string key whose values follow a pattern: whether it accepts the text (then `choices` only
+    // describe the pattern).
+    std::function<bool(const std::string&)> accepts;
 
     // "hbm" for "hbm.channels", "" for a top-level key.
     std::string section() const;

@@ -1,7 +1,15 @@
 #include "hw/config/HwConfig.h"
 
+#include <numeric>
+#include <random>
+
+#include <fmt/format.h>
+#include <random>
+
 #include "hw/config/ConfigSchema.h"
 #include "hw/mem/dram/ClockRatio.h"
+#include "util/Error.h"
+#include "util/Strings.h"
 
 namespace steprdu::hw {
 
@@ -95,6 +103,34 @@ bool operator==(const HwConfig& a, const HwConfig& b) {
 
 bool operator!=(const HwConfig& a, const HwConfig& b) {
     return !(a == b);
+}
+
+std::optional<std::vector<int>> processOrder(const std::string& order, int n) {
+    std::vector<int> p(std::max(0, n));
+    std::iota(p.begin(), p.end(), 0);
+    if (order == "forward") return p;
+    if (order == "reverse") {
+        std::reverse(p.begin(), p.end());
+        return p;
+    }
+    const std::string prefix = "shuffle:";
+    if (order.rfind(prefix, 0) != 0) return std::nullopt;
+    const auto seed = parseInt(order.substr(prefix.size()));
+    if (!seed || *seed < 0) return std::nullopt;
+    // Fisher-Yates on mt19937_64 (fully specified), so a seed gives the same order with every library.
+    std::mt19937_64 rng(static_cast<std::uint64_t>(*seed));
+    for (int i = n - 1; i > 0; --i)
+        std::swap(p[i], p[rng() % static_cast<std::uint64_t>(i + 1)]);
+    return p;
+}
+
+std::vector<int> creationOrder(const HwConfig& cfg, int n) {
+    auto order = processOrder(cfg.sim.process_order, n);
+    if (!order)
+        throw BadInput(
+            fmt::format("sim.process_order: {}", expectedFound("forward, reverse or shuffle:<seed>",
+                                                               "'" + cfg.sim.process_order + "'")));
+    return *order;
 }
 
 mem::DramSpec tierSpec(const HwConfig& cfg, Tier tier) {

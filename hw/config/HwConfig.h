@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "hw/mem/dram/DramSpec.h"
 #include "util/Choice.h"
@@ -179,6 +180,22 @@ struct RooflineConfig {
     int channel_depth = 0;
 };
 
+// Knobs of the simulation rather than of the hardware.
+struct SimulationConfig {
+    // The order in which the chip creates its SystemC processes, and with it SystemC's order of runnable
+    // processes: forward, reverse or shuffle:<seed>. Cycles and stats must not depend on it.
+    std::string process_order = "forward";
+    // Cycles an AGCU learns of a completion after the memory reports it (it still carries its cycle). The
+    // fabric acts on computed arrival times, so cycles and stats must not depend on it either.
+    int completion_notice_cycles = 0;
+};
+// The creation order of `n` processes under `order` (sim.process_order): a permutation of 0 .. n-1, or
+// nothing if `order` is none of forward, reverse and shuffle:<seed>.
+std::optional<std::vector<int>> processOrder(const std::string& order, int n);
+struct HwConfig;
+// processOrder of `cfg`'s sim.process_order; BadInput if it is malformed.
+std::vector<int> creationOrder(const HwConfig& cfg, int n);
+
 using KeyValue = std::variant<std::int64_t, double, bool, std::string>;
 
 struct HwConfig {
@@ -194,6 +211,7 @@ struct HwConfig {
     ChipConfig chip;
     RooflineConfig roofline;
     PnrConfig pnr;
+    SimulationConfig sim;
     // Parameters of single units, by unit name and section key: {"pcu_r3c7": {"pcu.simd_lanes": 8}}.
     std::map<std::string, std::map<std::string, KeyValue>> units;
 

@@ -96,7 +96,8 @@ void FabricRoute::arrivedPart(std::uint64_t ordinal, int b, int parts, Cycle hea
 }
 
 // A tile streams through its stage PMU: each packet is written at the write port as it arrives, read out at
-// the read port once its first words are in (never finishing before its last are), and sent on.
+// the read port once its first words are in (never finishing before its last are), and sent on. Each lane's
+// packets go through their own PMU, as they arrive, whatever the other lanes' progress.
 void FabricRoute::forwardFromStage(std::uint64_t ordinal, int b, int part, std::int64_t bytes, Cycle head,
                                    Cycle tail) {
     Branch& br = branches_[b];
@@ -111,9 +112,16 @@ void FabricRoute::forwardFromStage(std::uint64_t ordinal, int b, int part, std::
         s.buffer->allocate(depth * element - stageDemand_[b]);
         stageDemand_[b] = depth * element;
     }
-    const Cycle lat = s.buffer->readLatency();
-    auto [ws, we] = s.buffer->reserve(true, head, bytes, 1, s.units);
-    auto [rs, re] = s.buffer->reserve(false, ws + lat, bytes, 1, s.units);
+    // A bundle of lanes numbers part k of lane l as k x lanes + l (LaneBundle).
+    StageBuffer* port = s.buffer;
+    int units = s.units;
+    if (!s.laneBuffers.empty()) {
+        port = s.laneBuffers[part % s.laneBuffers.size()];
+        units = 1;
+    }
+    const Cycle lat = port->readLatency();
+    auto [ws, we] = port->reserve(true, head, bytes, 1, units);
+    auto [rs, re] = port->reserve(false, ws + lat, bytes, 1, units);
     if (p.forward[b] < 0)
         p.forward[b] = s.out->open(element, this, kSecondLeg | (std::uint64_t(b) << kOrdinalBits) | ordinal);
     s.out->release(p.forward[b], part, rs, std::max({re, we + lat, tail + lat}));

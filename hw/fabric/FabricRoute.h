@@ -22,6 +22,9 @@ class FabricRoute : public StreamRoute, public PacketSink {
     struct Stage {
         StageBuffer* buffer = nullptr;
         int units = 1; // buffers (PMUs) whose SRAM it may use
+        // Per lane, the buffer its piece streams through at that buffer's own ports (empty: every piece
+        // through `buffer`'s ports, `units` wide).
+        std::vector<StageBuffer*> laneBuffers;
         std::unique_ptr<FabricSegment> out;
     };
     struct Branch {

@@ -18,6 +18,8 @@ class FabricSegment {
     // are released in order.
     virtual int open(std::int64_t bytes, PacketSink* sink, std::uint64_t tag) = 0;
     virtual void release(int message, int part, Cycle at, Cycle tailReady) = 0;
+    // The parts a message of `bytes` is delivered in (what a PacketSink that wants parts hears of).
+    virtual int parts(std::int64_t bytes) const = 0;
 };
 
 class MeshSegment : public FabricSegment {
@@ -34,6 +36,7 @@ class MeshSegment : public FabricSegment {
     void release(int message, int part, Cycle at, Cycle tailReady) override {
         mesh_.release(message, part, at, tailReady);
     }
+    int parts(std::int64_t bytes) const override { return mesh_.partsFor(bytes); }
 
   private:
     RdnMesh& mesh_;
@@ -68,6 +71,7 @@ class IdealSegment : public FabricSegment {
         opened_.erase(it);
         send(o.bytes, at, tailReady, o.sink, o.tag);
     }
+    int parts(std::int64_t) const override { return 1; }
 
   private:
     struct Opened {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -32,14 +33,20 @@ MeshOptions meshOptions(const HwConfig& cfg) {
     o.flitLevel = cfg.rdn.flit_level;
     o.packetFlits = cfg.rdn.packet_flits;
     o.columnFirst = cfg.rdn.routing == RoutePolicy::Yx;
+    o.creationOrder = creationOrder(cfg, o.rows * o.cols);
     return o;
 }
 
-RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o) : sc_core::sc_module(name), o_(o) {
-    for (int r = 0; r < o_.rows; ++r)
-        for (int c = 0; c < o_.cols; ++c)
-            switches_.push_back(
-                std::make_unique<RdnSwitch>(ChipLayout::switchName(r, c).c_str(), *this, switchAt(r, c)));
+RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o)
+    : sc_core::sc_module(name), o_(o), commit_(*this) {
+    std::vector<int> order = o_.creationOrder;
+    if (order.empty())
+        for (int k = 0; k < o_.rows * o_.cols; ++k)
+            order.push_back(k);
+    switches_.resize(order.size());
+    for (int k : order)
+        switches_[k] =
+            std::make_unique<RdnSwitch>(ChipLayout::switchName(k / o_.cols, k % o_.cols).c_str(), *this, k);
     meshLinks_.assign(switches_.size() * kPorts, -1);
     for (int r = 0; r < o_.rows; ++r)
         for (int c = 0; c < o_.cols; ++c)
@@ -166,14 +173,93 @@ void RdnMesh::freeVisit(int v) {
     freeVisits_.push_back(v);
 }
 
+// Calls fn(hold, m, S) for the hold given (m = 1) and each one before it on the packet's path (m = 2, ...)
+// while the buffers from there to the head, S, hold fewer flits than the packet: those whose tail the head's
+// next grant can still delay.
+template <class Fn> void RdnMesh::forHoldsInReach(int hold, int flits, Fn&& fn) {
+    int reach = links_[holds_[hold].link].buffer;
+    for (int h = hold, m = 1; h >= 0 && reach < flits; ++m) {
+        const int parent = holds_[h].parent; // fn may free h
+        const int next = reach + holds_[h].parentBuffer;
+        fn(h, m, reach);
+        h = parent;
+        reach = next;
+    }
+}
+
+int RdnMesh::newHold(int link, int parent, int flits, std::int64_t k0, Cycle tail) {
+    Hold hd;
+    hd.link = link;
+    hd.parent = parent;
+    hd.parentBuffer = parent >= 0 ? links_[holds_[parent].link].buffer : 0;
+    hd.k0 = k0;
+    hd.arrivalTail = tail;
+    int id;
+    if (freeHolds_.empty()) {
+        id = static_cast<int>(holds_.size());
+        holds_.push_back(hd);
+    } else {
+        id = freeHolds_.back();
+        freeHolds_.pop_back();
+        holds_[id] = hd;
+    }
+    forHoldsInReach(id, flits, [&](int h, int, int) { ++holds_[h].open; });
+    return id;
+}
+
+void RdnMesh::headGranted(int hold, int flits, Cycle grant, double inv) {
+    const Cycle loop = o_.creditLatency + 1;
+    forHoldsInReach(hold, flits, [&](int h, int m, int reach) {
+        Hold& hd = holds_[h];
+        Link& U = links_[hd.link];
+        // Flit F - 1 - reach crosses the head's new link (F - 1 - reach) flit times after the grant; the
+        // tail follows across this link m credit loops later.
+        const Cycle crossed =
+            grant + static_cast<Cycle>(std::floor((flits - 1 - reach) * inv + U.inv + 1e-9));
+        hd.release = std::max(hd.release, crossed + m * loop);
+        if (m == 1) {
+            hd.releaseNext = crossed + loop;
+            hd.nextGrant = grant;
+            hd.nextInv = inv;
+        }
+        if (--hd.open > 0) return;
+        // Every grant that can delay the tail is known: the link frees once the tail has crossed, and the
+        // slots of the last flits as they leave the next buffer, as late as a stall further on made them.
+        const Cycle free = std::max(hd.arrivalTail, hd.release);
+        const Cycle stall = free - std::max(hd.arrivalTail, hd.releaseNext);
+        const int B = U.buffer;
+        for (int j = flits - B; j < flits; ++j)
+            U.slot[(hd.k0 + j) % B] =
+                hd.nextGrant + static_cast<Cycle>(std::floor(j * hd.nextInv + 1e-9)) + loop + stall;
+        U.busyUntil = free;
+        U.held = false;
+        if (U.requests > 0) switches_[U.arbiter]->wake(hd.link, now());
+        freeHolds_.push_back(h);
+    });
+}
+
 void RdnMesh::freePacket(int p) {
     packets_[p].flow = -1;
     freePackets_.push_back(p);
 }
 
+namespace {
+int flitsOf(std::int64_t bytes, int flitBytes) {
+    return static_cast<int>(std::max<std::int64_t>(1, (bytes + flitBytes - 1) / flitBytes));
+}
+int flitsPerPart(int flits, const MeshOptions& o) {
+    return o.flitLevel ? 1 : o.packetFlits > 0 ? std::min(flits, o.packetFlits) : flits;
+}
+} // namespace
+
+int RdnMesh::partsFor(std::int64_t bytes) const {
+    const int flits = flitsOf(bytes, o_.flitBytes), per = flitsPerPart(flits, o_);
+    return (flits + per - 1) / per;
+}
+
 int RdnMesh::open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t tag) {
     const Flow& f = flows_.at(flow);
-    const int flits = static_cast<int>(std::max<std::int64_t>(1, (bytes + o_.flitBytes - 1) / o_.flitBytes));
+    const int flits = flitsOf(bytes, o_.flitBytes);
     int msg;
     if (freeMessages_.empty()) {
         msg = static_cast<int>(messages_.size());
@@ -189,7 +275,7 @@ int RdnMesh::open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t 
     m.flits = flits;
     m.sink = sink;
     m.tag = tag;
-    m.partFlits = o_.flitLevel ? 1 : o_.packetFlits > 0 ? std::min(flits, o_.packetFlits) : flits;
+    m.partFlits = flitsPerPart(flits, o_);
     m.parts = (flits + m.partFlits - 1) / m.partFlits;
     m.got.assign(nd, 0);
     m.head.assign(nd, kNever);
@@ -224,7 +310,17 @@ void RdnMesh::release(int msg, int part, Cycle at, Cycle tailReady) {
     v.tailReady = std::max(tailReady, at);
     v.children = 1;
     v.firstLink = flows_[m.flow].nodes[0].link;
-    switches_[endpoints_[flows_[m.flow].src].sw]->enqueue(-1, newVisit(std::move(v)));
+    injections_.push_back({at, m.flow, injectionSeq_++, newVisit(std::move(v))});
+    commit_.request();
+}
+
+void RdnMesh::commitInjections() {
+    std::sort(injections_.begin(), injections_.end(), [](const Injection& a, const Injection& b) {
+        return std::tie(a.req, a.flow, a.seq) < std::tie(b.req, b.flow, b.seq);
+    });
+    for (const Injection& i : injections_)
+        switches_[endpoints_[flows_[i.flow].src].sw]->enqueue(-1, i.visit);
+    injections_.clear();
 }
 
 void RdnMesh::send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink,

@@ -8,10 +8,11 @@
 // credit round trip is RTT = link + switch + credit + 1 cycles. Flow control is per hop and per flit, in
 // lumped form: each link keeps, per slot of its downstream buffer, the cycle the slot's credit is back, and
 // a packet may start when the slots its first flits need are free; a packet longer than the buffer holds the
-// link until it is granted at the next hop (wormhole). Output ports arbitrate round robin over input ports;
-// input buffers are FIFO. A packet's head crosses a switch in `switch` cycles and a link in `link` cycles, so
-// over H switches it arrives H x (switch + link) + F cycles after entering, with no contention. The
-// flit-level mode sends every flit as its own packet through the same switches.
+// link while its head's grants further on can still hold up its tail there (wormhole; Hold). Output ports
+// arbitrate round robin over input ports; input buffers are FIFO. A packet's head crosses a switch in
+// `switch` cycles and a link in `link` cycles, so over H switches it arrives H x (switch + link) + F cycles
+// after entering, with no contention. The flit-level mode sends every flit as its own packet through the same
+// switches.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -58,6 +59,9 @@ struct MeshOptions {
     bool flitLevel = false;
     int packetFlits = 0;      // flits per packet at most (0: a message is one packet)
     bool columnFirst = false; // yx dimension order
+    // The order in which the switches are created, by row * cols + col (sim.process_order); empty: row by
+    // row.
+    std::vector<int> creationOrder;
 };
 
 // The mesh of a configuration: its whole grid, its RDN parameters.
@@ -80,6 +84,8 @@ class RdnMesh : public sc_core::sc_module {
     // its parts() in order: its packets of at most packetFlits flits (one flit each in the flit-level mode).
     int open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t tag);
     int parts(int message) const { return messages_[message].parts; }
+    // The packets a message of `bytes` is sent in.
+    int partsFor(std::int64_t bytes) const;
     void release(int message, int part, Cycle at, Cycle tailReady);
 
     // Switches a packet crosses from `src` to `dst`.
@@ -165,9 +171,34 @@ class RdnMesh : public sc_core::sc_module {
         std::uint64_t done = 0; // a bit per child granted (a switch has far fewer than 64 outputs)
         Cycle maxGrant = 0, maxTail = 0;
         double maxInv = 1;
+        int hold = -1; // the Hold of the link it arrived on, while that link is held
+    };
+    // A link crossed by a packet longer than its downstream buffer. Flit j crosses it only once flit j - B
+    // (B that buffer) has left the buffer, i.e. crossed the next link, which in turn waits for the flit a
+    // buffer further ahead at the link after, and so on: the head's grant m links further on, whose buffers
+    // sum to S < F, holds the tail here until G + (F - 1 - S) flit times + m credit loops. The link stays
+    // held until every such grant is known (wormhole: a head blocked several hops on stalls the whole
+    // worm), then frees at the latest of them.
+    struct Hold {
+        int link = -1;
+        int parent = -1; // the hold of the link before it on the packet's path (-1: none)
+        int parentBuffer = 0;
+        int open = 0; // heads of the packet (visits) whose grant may still delay this link's tail
+        std::int64_t k0 = 0;
+        Cycle arrivalTail = 0;
+        Cycle release = 0, releaseNext = 0; // from every grant so far; from the next hop's alone
+        Cycle nextGrant = 0;                // the next hop's grant: it frees the last flits' slots
+        double nextInv = 1;
     };
 
     int linkBetween(int fromSwitch, int dir) const;
+    // A packet of `flits` crossed held link `link` (its first flit the link's flit k0, its tail by `tail`)
+    // after the link of hold `parent`; returns the new hold, counted open in every hold it can delay.
+    int newHold(int link, int parent, int flits, std::int64_t k0, Cycle tail);
+    // The packet's head waiting behind hold `hold`'s link was granted onwards at `grant` (its slowest branch
+    // `inv` cycles per flit): updates that hold and the ones before it, and frees those no longer open.
+    void headGranted(int hold, int flits, Cycle grant, double inv);
+    template <class Fn> void forHoldsInReach(int hold, int flits, Fn&& fn);
     void addLink(Link l);
     int newVisit(Visit v);
     void freeVisit(int v);
@@ -190,12 +221,38 @@ class RdnMesh : public sc_core::sc_module {
     std::vector<Flow> flows_;
     std::vector<std::deque<int>>
         sourceQueue_; // per endpoint: visits waiting for its injection link, in order
+    // Sends reach their source queues in the update phase, ordered by (ready cycle, flow, order of sending):
+    // the processes that send in one evaluation phase run in the kernel's order, which must not decide whose
+    // packet goes first.
+    class InjectionCommit : public sc_core::sc_prim_channel {
+      public:
+        explicit InjectionCommit(RdnMesh& m) : sc_core::sc_prim_channel("inject"), mesh_(m) {}
+        void request() { request_update(); }
+
+      protected:
+        void update() override { mesh_.commitInjections(); }
+
+      private:
+        RdnMesh& mesh_;
+    };
+    struct Injection {
+        Cycle req;
+        int flow;
+        std::uint64_t seq;
+        int visit;
+    };
+    void commitInjections();
+    std::vector<Injection> injections_;
+    std::uint64_t injectionSeq_ = 0;
+    InjectionCommit commit_;
     std::vector<Message> messages_;
     std::vector<int> freeMessages_;
     std::vector<Packet> packets_;
     std::vector<int> freePackets_;
     std::vector<Visit> visits_;
     std::vector<int> freeVisits_;
+    std::vector<Hold> holds_;
+    std::vector<int> freeHolds_;
     std::int64_t grants_ = 0, flitsDelivered_ = 0;
 };
 

@@ -191,6 +191,7 @@ void RdnSwitch::grant(int li, int vi, int child) {
         nv.arrivalTail = tail;
         nv.children = static_cast<int>(m.flows_[flow].nodes[node].children.size());
         nv.firstLink = nv.children ? m.flows_[flow].nodes[node].childLinks.front() : -1;
+        if (m.links_[li].held) nv.hold = m.newHold(li, m.visits_[vi].hold, flits, k0, tail);
         ++m.packets_[packet].live;
         int id = m.newVisit(std::move(nv));
         m.switches_[toSwitch]->enqueue(toPort, id);
@@ -216,15 +217,15 @@ void RdnSwitch::finish(int vi) {
             auto leaves = [&](int j) {
                 return v.maxGrant + static_cast<Cycle>(std::floor(j * v.maxInv + 1e-9));
             };
-            for (int j = std::max(0, F - B); j < F; ++j)
-                U.slot[(v.k0 + j) % B] = leaves(j) + m.o_.creditLatency + 1;
-            if (F > B) { // the tail crossed once the credit of the flit a buffer ahead of it was back
-                Cycle crossed =
-                    v.maxGrant + static_cast<Cycle>(std::floor((F - 1 - B) * v.maxInv + U.inv + 1e-9));
-                U.busyUntil = std::max(v.arrivalTail, crossed + m.o_.creditLatency + 1);
-                U.held = false;
+            if (v.hold >= 0) {
+                // A packet longer than the buffer: the link stays held while the head's grants further on
+                // can still hold up its tail (RdnMesh::Hold).
+                m.headGranted(v.hold, F, v.maxGrant, v.maxInv);
+            } else {
+                for (int j = std::max(0, F - B); j < F; ++j)
+                    U.slot[(v.k0 + j) % B] = leaves(j) + m.o_.creditLatency + 1;
+                if (U.requests > 0) m.switches_[U.arbiter]->wake(ui, now());
             }
-            if (U.requests > 0) m.switches_[U.arbiter]->wake(ui, now());
         }
         Port& port = ports_[v.inPort];
         port.fifo.pop_front();

@@ -69,6 +69,9 @@ std::uint64_t TokenChannel::send(step::Token t, std::int64_t bytes, Cycle at, Cy
     const bool data = t.isData();
     if (data) {
         account();
+        // An element is in the stream from the cycle it enters it, not from when its producer knew it would
+        // (an AGCU learns of a tile's return some cycles ahead, and how far ahead is the simulator's affair).
+        if (at > now()) occupancyIntegral_ -= static_cast<double>(at - now());
         ++occupancy_;
         maxOccupancy_ = std::max(maxOccupancy_, occupancy_);
         if (auto* tl = Timeline::active()) tl->level("streams", label_, now(), 1);

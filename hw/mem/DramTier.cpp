@@ -33,7 +33,7 @@ DramTier::DramTier(sc_core::sc_module_name name, const DramSpec& spec, const Mem
     dont_initialize();
 }
 
-void DramTier::submit(int client, bool write, Cycle issue, const std::vector<ByteRange>& ranges,
+void DramTier::submit(int client, int source, bool write, Cycle issue, std::vector<ByteRange> ranges,
                       int burstBytes, int par, std::function<void(Cycle)> done) {
     std::int64_t bytes = 0;
     for (const auto& r : ranges)
@@ -42,6 +42,22 @@ void DramTier::submit(int client, bool write, Cycle issue, const std::vector<Byt
         done(issue);
         return;
     }
+    waiting_.add({issue, client, source, 0, write, std::move(ranges), burstBytes, par, std::move(done)});
+    schedule();
+}
+
+Cycle DramTier::submittedBefore() const {
+    return promised_ == kNever ? kNever : std::max(now() + lookahead_, promised_);
+}
+
+void DramTier::handOver() {
+    for (PendingRequest& r : waiting_.takeBefore(submittedBefore()))
+        toEngine(r);
+}
+
+void DramTier::toEngine(PendingRequest& q) {
+    const Cycle issue = q.issue;
+    const auto& ranges = q.ranges;
     int ticket;
     if (!freeTickets_.empty()) {
         ticket = freeTickets_.back();
@@ -51,15 +67,15 @@ void DramTier::submit(int client, bool write, Cycle issue, const std::vector<Byt
         done_.emplace_back();
         remaining_.push_back(0);
     }
-    done_[ticket] = std::move(done);
+    done_[ticket] = std::move(q.done);
     ++outstanding_;
-    const double perCycle = double(par) * burstBytes / engine_.spec().transactionBytes;
+    const double perCycle = double(q.par) * q.burstBytes / engine_.spec().transactionBytes;
     auto bind = [&](int id) {
         if (id >= static_cast<int>(ticketOf_.size())) ticketOf_.resize(id + 1);
         ticketOf_[id] = ticket;
     };
     if (fast_) {
-        bind(engine_.submit(client, write, ranges, issue, perCycle));
+        bind(engine_.submit(q.client, q.write, ranges, issue, perCycle));
     } else {
         // Every transaction is a request of its own, leaving the client when the whole request's dispatch
         // would send it: the same transactions, in the same order, at the same cycles.
@@ -68,11 +84,10 @@ void DramTier::submit(int client, bool write, Cycle issue, const std::vector<Byt
         for (const auto& r : ranges)
             for (std::uint64_t a = r.address / tx * tx; a < r.address + r.bytes; a += tx, ++j) {
                 const Cycle leave = issue + (perCycle > 0 ? static_cast<Cycle>(std::floor(j / perCycle)) : 0);
-                bind(engine_.submit(client, write, {{a, tx}}, leave, 0));
+                bind(engine_.submit(q.client, q.write, {{a, tx}}, leave, 0));
             }
         remaining_[ticket] = j;
     }
-    schedule();
 }
 
 void DramTier::setWindow(int client, int bursts, int burstBytes, int returnLatency) {
@@ -104,8 +119,16 @@ std::int64_t DramTier::horizon() const {
     return std::max(h, c.toDram(promised_));
 }
 
-// Wakes the tier once the engine's next event can be decided: when the horizon has passed it.
+// Wakes the tier once the engine's next event can be decided (when the horizon has passed it), or the
+// first waiting request can be handed over.
 void DramTier::schedule() {
+    if (!waiting_.empty()) {
+        if (waiting_.earliest() < submittedBefore()) {
+            wake_.notify(sc_core::SC_ZERO_TIME);
+            return;
+        }
+        notifyAt(wake_, std::max(now() + 1, waiting_.earliest() + 1 - lookahead_));
+    }
     const std::int64_t e = engine_.nextEvent();
     if (e == kNeverCycle) return;
     if (e < horizon()) {
@@ -118,6 +141,7 @@ void DramTier::schedule() {
 void DramTier::process() {
     ++wakes_;
     try {
+        handOver();
         if (fast_) {
             engine_.advanceTo(horizon());
         } else {

@@ -9,7 +9,8 @@
 // last column command has issued. The per-request path (memory.fast_path = false) is the straightforward
 // SystemC model: every 64-byte transaction is a request of its own, the tier wakes for every command of every
 // channel and delivers each transaction's data as its own event. Both give the same cycles (tests/mem), the
-// fast path in a fraction of the time.
+// fast path in a fraction of the time. Requests wait in a RequestOrder until no other can come for their
+// issue cycle, and reach the engine in its canonical order.
 #include <functional>
 #include <queue>
 #include <string>
@@ -18,6 +19,7 @@
 #include <systemc>
 
 #include "hw/mem/OffChipMemory.h"
+#include "hw/mem/RequestOrder.h"
 #include "hw/mem/dram/MemorySystem.h"
 
 namespace steprdu::hw::mem {
@@ -28,8 +30,8 @@ class DramTier : public sc_core::sc_module, public OffChipMemory {
     DramTier(sc_core::sc_module_name name, const DramSpec& spec, const MemorySystemOptions& o, bool fastPath,
              Cycle lookahead);
 
-    void submit(int client, bool write, Cycle issue, const std::vector<ByteRange>& ranges, int burstBytes,
-                int par, std::function<void(Cycle)> done) override;
+    void submit(int client, int source, bool write, Cycle issue, std::vector<ByteRange> ranges,
+                int burstBytes, int par, std::function<void(Cycle)> done) override;
     void setWindow(int client, int bursts, int burstBytes, int returnLatency) override;
     // No request will be submitted before fabric cycle `t` (a trace that knows its future says so).
     void promise(Cycle t);
@@ -49,11 +51,17 @@ class DramTier : public sc_core::sc_module, public OffChipMemory {
     void deliver();
     void schedule();
     std::int64_t horizon() const;
+    // Requests issued before this fabric cycle are all submitted.
+    Cycle submittedBefore() const;
+    // Hands the engine the requests no other can precede.
+    void handOver();
+    void toEngine(PendingRequest& q);
 
     MemorySystem engine_;
     bool fast_;
     Cycle lookahead_, promised_ = 0;
     sc_core::sc_event wake_;
+    RequestOrder waiting_;
     std::vector<std::function<void(Cycle)>> done_; // by ticket
     std::vector<int> freeTickets_;
     std::vector<std::int64_t> remaining_; // per-request path: transactions not yet delivered

@@ -18,10 +18,11 @@ using mem::ByteRange;
 class OffChipMemory {
   public:
     virtual ~OffChipMemory() = default;
-    // A tile's bursts from `client`, `par` bursts of `burstBytes` per cycle from cycle `issue` on (at least
-    // the tier's lookahead after now); `done(at)` is called once the cycle at which the last response is
-    // back at the tier's front end is known.
-    virtual void submit(int client, bool write, Cycle issue, const std::vector<ByteRange>& ranges,
+    // A tile's bursts from `client` for `source` (the issuing operator), `par` bursts of `burstBytes` per
+    // cycle from cycle `issue` on (at least the tier's lookahead after now); `done(at)` is called once the
+    // cycle at which the last response is back at the tier's front end is known. Requests of one issue cycle
+    // reach the tier's arbitration ordered by client, then source, then submission (RequestOrder.h).
+    virtual void submit(int client, int source, bool write, Cycle issue, std::vector<ByteRange> ranges,
                         int burstBytes, int par, std::function<void(Cycle)> done) = 0;
     // At most `bursts` of `burstBytes` in flight for `client`; a slot comes back `returnLatency` cycles after
     // its response.

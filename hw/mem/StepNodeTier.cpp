@@ -26,28 +26,46 @@ StepNodeTier::StepNodeTier(sc_core::sc_module_name name, const HwConfig& cfg)
     dont_initialize();
 }
 
-void StepNodeTier::submit(int client, bool write, Cycle issue, const std::vector<ByteRange>& ranges,
-                          int burstBytes, int par, std::function<void(Cycle)> done) {
+namespace {
+std::int64_t requestsOf(const std::vector<ByteRange>& ranges, int burstBytes) {
     std::int64_t requests = 0;
     for (const auto& r : ranges)
         requests += (r.bytes + burstBytes - 1) / burstBytes;
+    return requests;
+}
+} // namespace
+
+void StepNodeTier::submit(int client, int source, bool write, Cycle issue, std::vector<ByteRange> ranges,
+                          int burstBytes, int par, std::function<void(Cycle)> done) {
+    const std::int64_t requests = requestsOf(ranges, burstBytes);
     requests_[write ? 1 : 0] += requests;
-    node_.submit(client, write, issue, requests, par, std::move(done));
-    Cycle next = node_.nextCycle();
+    if (requests == 0) { // answered at once, whatever else is queued
+        node_.submit(client, write, issue, 0, par, std::move(done));
+        return;
+    }
+    waiting_.add({issue, client, source, 0, write, std::move(ranges), burstBytes, par, std::move(done)});
+    schedule();
+}
+
+void StepNodeTier::schedule() {
+    Cycle next = std::min(node_.nextCycle(), waiting_.empty() ? kNever : waiting_.earliest() + 1);
     if (next != kNever) notifyAt(wake_, next);
 }
 
 // Every client's packets for this cycle were submitted in earlier cycles (a packet becomes visible at least
-// one cycle after its issue), so the node may process the cycles up to now.
+// one cycle after its issue), so the node takes them, in canonical order, and may process the cycles up to
+// now.
 void StepNodeTier::process() {
     try {
+        for (mem::PendingRequest& r : waiting_.takeBefore(now()))
+            node_.submit(r.client, r.write, r.issue, requestsOf(r.ranges, r.burstBytes), r.par,
+                         std::move(r.done));
         while (node_.nextCycle() <= now())
             node_.advanceTo(now());
     } catch (...) {
         failSimulation(std::current_exception());
     }
-    Cycle next = node_.nextCycle();
-    if (next != kNever) notifyAt(wake_, next);
+    schedule();
 }
 
 void StepNodeTier::reportStats(StatsRegistry& stats, Cycle elapsed) const {

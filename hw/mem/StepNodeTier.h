@@ -2,13 +2,15 @@
 // Off-chip memory as the published STeP simulator models it (its HBM node, hw/mem/step_node/HbmNode.h),
 // as a SystemC module behind the AGCUs: requests spread over channels that each accept one per init
 // interval and answer after start-up + latency cycles. It does not model addresses: a tile's ranges only
-// count as requests. The AGCUs are its clients; each may be given a window of requests in flight.
+// count as requests. The AGCUs are its clients; each may be given a window of requests in flight. Requests
+// reach the node in RequestOrder's canonical order once no other can come for their issue cycle.
 #include <functional>
 
 #include <systemc>
 
 #include "hw/config/HwConfig.h"
 #include "hw/mem/OffChipMemory.h"
+#include "hw/mem/RequestOrder.h"
 #include "hw/mem/step_node/HbmNode.h"
 
 namespace steprdu::hw {
@@ -23,8 +25,8 @@ class StepNodeTier : public sc_core::sc_module, public OffChipMemory {
     StepNodeTier(sc_core::sc_module_name name, const HwConfig& cfg);
 
     // The tile's requests (one per burst), `par` per cycle from cycle `issue` on.
-    void submit(int client, bool write, Cycle issue, const std::vector<ByteRange>& ranges, int burstBytes,
-                int par, std::function<void(Cycle)> done) override;
+    void submit(int client, int source, bool write, Cycle issue, std::vector<ByteRange> ranges,
+                int burstBytes, int par, std::function<void(Cycle)> done) override;
     void setWindow(int client, int bursts, int burstBytes, int returnLatency) override {
         node_.setWindow(client, bursts, returnLatency);
     }
@@ -35,10 +37,12 @@ class StepNodeTier : public sc_core::sc_module, public OffChipMemory {
 
   private:
     void process();
+    void schedule();
 
     HbmConfig cfg_;
     mem::HbmNode node_;
     sc_core::sc_event wake_;
+    mem::RequestOrder waiting_;
     std::int64_t requests_[2] = {0, 0}; // read, write
 };
 

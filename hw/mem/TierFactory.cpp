@@ -52,9 +52,9 @@ std::unique_ptr<OffChipMemory> makeTier(const HwConfig& cfg, Tier tier) {
 } // namespace
 
 std::vector<std::unique_ptr<OffChipMemory>> makeTiers(const HwConfig& cfg) {
-    std::vector<std::unique_ptr<OffChipMemory>> tiers;
-    for (int k = 0; k < kTiers; ++k)
-        tiers.push_back(makeTier(cfg, static_cast<Tier>(k)));
+    std::vector<std::unique_ptr<OffChipMemory>> tiers(kTiers);
+    for (int k : creationOrder(cfg, kTiers)) // sim.process_order: their processes' order
+        tiers[k] = makeTier(cfg, static_cast<Tier>(k));
     return tiers;
 }
 

@@ -20,6 +20,15 @@ Agcu::Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index,
         if (t)
             t->setWindow(index_, cfg_.agcu.max_outstanding, cfg_.agcu.burst_bytes,
                          2 * cfg_.agcu.tln_latency_cycles + 1);
+    SC_METHOD(passOn);
+    sensitive << noticeDue_;
+    dont_initialize();
+}
+
+void Agcu::passOn() {
+    while (notices_.due())
+        notices_.pop()();
+    notices_.rearm();
 }
 
 int Agcu::OpState::inFlight(Cycle t) {
@@ -90,7 +99,7 @@ void Agcu::offChip(OperatorProcess& op, const step::OffChipAccess& a) {
         std::int64_t share = a.bytes() - shared;
         if (j != used.back()) share = a.bytes() * mem::burstCount(runs[j], burst) / bursts;
         shared += share;
-        ports[j]->issue(tier, a.write, runs[j], share, par,
+        ports[j]->issue(tier, op.index(), a.write, std::move(runs[j]), share, par,
                         [sp, ticket, write = a.write, left, last](Cycle back) {
                             *last = std::max(*last, back);
                             if (--*left > 0) return;
@@ -102,19 +111,22 @@ void Agcu::offChip(OperatorProcess& op, const step::OffChipAccess& a) {
     }
 }
 
-void Agcu::issue(int tierIndex, bool write, const std::vector<ByteRange>& ranges, std::int64_t bytes, int par,
-                 std::function<void(Cycle)> done) {
+void Agcu::issue(int tierIndex, int source, bool write, std::vector<ByteRange> ranges, std::int64_t bytes,
+                 int par, std::function<void(Cycle)> done) {
     const int burst = cfg_.agcu.burst_bytes;
     (write ? writeBursts_ : readBursts_) += mem::burstCount(ranges, burst);
     bytes_ += bytes;
     const Cycle tln = cfg_.agcu.tln_latency_cycles;
     auto* tier = tiers_[tierIndex];
-    tier->submit(index_, write, now() + tln, ranges, burst, par,
-                 [done = std::move(done), tln, write, tier, issued = now() + tln, bytes](Cycle back) {
+    tier->submit(index_, source, write, now() + tln, std::move(ranges), burst, par,
+                 [this, done = std::move(done), tln, write, tier, issued = now() + tln, bytes](Cycle back) {
                      if (auto* tl = Timeline::active())
                          tl->rate("memory", tier->path() + (write ? " write" : " read"), issued, back,
                                   static_cast<double>(bytes));
-                     done(back + tln);
+                     if (const int late = cfg_.sim.completion_notice_cycles; late > 0)
+                         notices_.schedule(now() + late, [done, at = back + tln] { done(at); });
+                     else
+                         done(back + tln);
                  });
 }
 

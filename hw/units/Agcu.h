@@ -15,6 +15,7 @@
 
 #include "hw/mem/MemoryMap.h"
 #include "hw/mem/OffChipMemory.h"
+#include "hw/sim/Calendar.h"
 #include "hw/units/Unit.h"
 #include "step_ops/Graph.h"
 
@@ -22,6 +23,7 @@ namespace steprdu::hw {
 
 class Agcu : public Unit {
   public:
+    SC_HAS_PROCESS(Agcu);
     // `tiers` by MemoryMap::Tier (mem::makeTiers); nullptr for a tier the chip lacks.
     Agcu(sc_core::sc_module_name name, const HwConfig& cfg, int index,
          const std::vector<std::unique_ptr<OffChipMemory>>& tiers, const step::Graph& graph, MemoryMap& map);
@@ -32,9 +34,10 @@ class Agcu : public Unit {
     void reportStats(StatsRegistry& stats, Cycle elapsed) const override;
 
   private:
-    // Issues `ranges` to tier `tierIndex` from this AGCU; `done` hears when the last response is back here.
-    void issue(int tierIndex, bool write, const std::vector<ByteRange>& ranges, std::int64_t bytes, int par,
-               std::function<void(Cycle)> done);
+    // Issues `ranges` to tier `tierIndex` from this AGCU for operator `source`; `done` hears when the last
+    // response is back here.
+    void issue(int tierIndex, int source, bool write, std::vector<ByteRange> ranges, std::int64_t bytes,
+               int par, std::function<void(Cycle)> done);
     struct OpState {
         OperatorProcess* op = nullptr;
         int unanswered = 0;         // tiles whose last response has not been computed yet
@@ -46,12 +49,16 @@ class Agcu : public Unit {
         void waitBelow(int limit);
     };
     OpState& state(OperatorProcess& op);
+    // Passes on the completions that sim.completion_notice_cycles delays.
+    void passOn();
 
     int index_;
     std::vector<OffChipMemory*> tiers_;
     const step::Graph& graph_;
     MemoryMap& map_; // shared by every AGCU: tile_major layouts are fixed by a tensor's first access
     std::vector<std::unique_ptr<OpState>> ops_;
+    sc_core::sc_event noticeDue_;
+    Calendar<std::function<void()>> notices_{noticeDue_};
     int nextTicket_ = 0;
     std::int64_t readBursts_ = 0, writeBursts_ = 0, bytes_ = 0;
 };

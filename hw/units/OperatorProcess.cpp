@@ -12,10 +12,11 @@ namespace steprdu::hw {
 
 using step::Token;
 
-OperatorProcess::OperatorProcess(sc_core::sc_module_name name, const step::Operator& op, Unit& host,
-                                 int units, step::TensorStore& store, bool functional, int timingElemBytes)
-    : sc_core::sc_module(name), op_(op), host_(host), units_(units), store_(store), functional_(functional),
-      timingElemBytes_(timingElemBytes) {
+OperatorProcess::OperatorProcess(sc_core::sc_module_name name, const step::Operator& op, int index,
+                                 Unit& host, int units, step::TensorStore& store, bool functional,
+                                 int timingElemBytes)
+    : sc_core::sc_module(name), op_(op), index_(index), host_(host), units_(units), store_(store),
+      functional_(functional), timingElemBytes_(timingElemBytes) {
     SC_THREAD(run);
     // Operator code is shallow; functional tiles live on the heap.
     set_stack_size(256 * 1024);

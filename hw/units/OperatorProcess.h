@@ -21,12 +21,14 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
     SC_HAS_PROCESS(OperatorProcess);
     // `units`: physical units of the operator's virtual unit (PCUs of its compute group, PMUs of its
     // buffer); `timingElemBytes`: bytes the fabric moves per f32 element (0 = native).
-    OperatorProcess(sc_core::sc_module_name name, const step::Operator& op, Unit& host, int units,
+    // `index`: the operator's index in its graph, which orders its requests among others of the same cycle.
+    OperatorProcess(sc_core::sc_module_name name, const step::Operator& op, int index, Unit& host, int units,
                     step::TensorStore& store, bool functional, int timingElemBytes);
 
     void addInput(TokenChannel* c) { in_.push_back(c); }
     void addOutput(TokenChannel* c) { out_.push_back(c); }
     const step::Operator& op() const { return op_; }
+    int index() const { return index_; }
     Unit& host() const { return host_; }
     int units() const { return units_; }
     // The units of the operator's virtual unit besides its host (the rest of a compute group).
@@ -79,6 +81,7 @@ class OperatorProcess : public sc_core::sc_module, public step::OpIO {
     void flush();
 
     const step::Operator& op_;
+    int index_;
     Unit& host_;
     int units_;
     std::vector<Unit*> group_;

@@ -31,7 +31,7 @@ class TraceFeeder : public sc_core::sc_module {
         const Cycle at = now();
         for (; next_ < r.size() && r[next_].cycle <= at; ++next_) {
             Cycle* slot = &done_[next_];
-            tier_.submit(0, r[next_].write, at, {{r[next_].address, r[next_].bytes}},
+            tier_.submit(0, 0, r[next_].write, at, {{r[next_].address, r[next_].bytes}},
                          tier_.engine().spec().transactionBytes, 0, [slot](Cycle c) { *slot = c; });
         }
         if (next_ == r.size()) {

@@ -135,8 +135,8 @@ nlohmann::json runPcuBench(const HwConfig& cfg, const PcuBench& b) {
     std::vector<std::unique_ptr<Feeder>> feeders;
     std::vector<std::unique_ptr<Drain>> drains;
     for (const auto& name : names) {
-        ops.push_back(makeChild<OperatorProcess>(pcu, name.c_str(), g.op(g.findOp(name)), pcu, b.units, store,
-                                                 false, 0));
+        ops.push_back(makeChild<OperatorProcess>(pcu, name.c_str(), g.op(g.findOp(name)), g.findOp(name), pcu,
+                                                 b.units, store, false, 0));
         OperatorProcess& op = *ops.back();
         op.setTimeShared(b.sharing > 1);
         for (int i = 0; i < (binary ? 2 : 1); ++i) {
@@ -227,7 +227,8 @@ nlohmann::json runAgcuBench(const HwConfig& cfg, const AgcuBench& b,
     step::TensorStore store(g, false);
     MemoryMap map(g, cfg);
     Agcu agcu("agcu", cfg, 0, tiers, g, map);
-    auto op = makeChild<OperatorProcess>(agcu, "load", g.op(g.findOp("load")), agcu, 1, store, false, 0);
+    auto op = makeChild<OperatorProcess>(agcu, "load", g.op(g.findOp("load")), g.findOp("load"), agcu, 1,
+                                         store, false, 0);
     LocalStream out("out", cfg.rdn.local_hop_cycles);
     op->addOutput(&out.channel);
     Drain drain("drain", out.channel);

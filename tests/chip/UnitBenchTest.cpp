@@ -369,7 +369,7 @@ struct ScriptedMemory : sc_core::sc_module, OffChipMemory {
         sensitive << answers_;
         dont_initialize();
     }
-    void submit(int, bool, Cycle issue, const std::vector<ByteRange>&, int, int,
+    void submit(int, int, bool, Cycle issue, std::vector<ByteRange>, int, int,
                 std::function<void(Cycle)> done) override {
         const std::size_t k = issues_->size();
         issues_->push_back(issue);

@@ -217,36 +217,44 @@ TEST(CycleEndToEnd, OperatorsSharingAPcuKeepTheResults) {
     EXPECT_EQ(c["pnr"]["units"]["pcu"]["used"], 16);
 }
 
-// The packet-level fabric against the flit-level one (every flit its own packet, wormhole): on small
-// workloads they agree within 3% (copy, attention). Striped loads and multicasts are the exception: their
-// lanes move in lock step, and where lanes share a link, flit interleaving finishes every piece late while
-// whole packets finish some early. gemm measured 4.6% slower flit by flit; swiglu, whose placement from
-// seed 1 routes a weight lane and two input lanes over one link (planned at 1.5 times its bandwidth),
-// 32.6% (seeds 2 and 3: -2.6% and 24%). Both runs place from seed 1 alone.
+// The packet-level fabric against the flit-level one (every flit its own packet, wormhole), from seed 1's
+// placement (the same in both). These were apart by up to 37% where lanes share links: a stage PMU
+// forwarded a tile only once every lane's piece was in, which the packet model hid by knowing tails ahead
+// (gemm 4.6%, 7.2% on sn40l), and a packet's head blocked hops ahead froze its body in the small buffers
+// behind it, which the packet model did not (swiglu 26% on step_eval, 19% on sn40l). Each lane now streams
+// through its own stage PMU, and a link stays held while the head's grants further on can still hold up
+// the tail (RdnMesh::Hold): these agree within 0.1% (docs/cycle.md, the flit-level mode).
 TEST(CycleEndToEnd, FlitLevelFabricConfirmsThePacketModel) {
     struct Case {
-        std::string tb;
+        std::string tb, hw;
         std::vector<std::string> knobs;
         double tolerance;
     };
     const std::vector<Case> cases{
-        {"swiglu", {}, 0.4},
-        {"gemm", {}, 0.12},
-        {"copy", {"streams=4"}, 0.03},
-        {"attention", {"batch=8"}, 0.03},
-        {"attention", {"batch=8", "strategy=coarse"}, 0.03},
+        {"swiglu", "step_eval", {}, 0.05},
+        {"swiglu", "sn40l", {}, 0.05},
+        {"gemm", "step_eval", {}, 0.05},
+        {"gemm", "sn40l", {}, 0.05},
+        {"copy", "step_eval", {"streams=4"}, 0.03},
+        {"attention", "step_eval", {"batch=8"}, 0.03},
+        {"attention", "step_eval", {"batch=8", "strategy=coarse"}, 0.03},
+        // A stall on one branch of a multicast reaches its sibling branches through the fork flit by flit
+        // (the fork passes a flit once every branch took the one ahead), not in the packet model: 12% here
+        // (37% before), the flit level slower.
+        {"swiglu", "step_eval", {"tile_b=16"}, 0.15},
     };
-    for (const auto& [tb, knobs, tolerance] : cases) {
-        SCOPED_TRACE(tb + (knobs.empty() ? "" : " " + knobs.back()));
+    for (const auto& [tb, hw, knobs, tolerance] : cases) {
+        SCOPED_TRACE(tb + " " + hw + (knobs.empty() ? "" : " " + knobs.back()));
         tb::RunRequest r;
         r.testbench = tb;
         r.knobs = knobs;
         r.backend = "cycle";
+        r.hw = hw;
         r.sets = {"pnr.starts=1"};
         auto packet = tb::runTestbench(r)["cycles"].get<double>();
         r.sets = {"pnr.starts=1", "rdn.flit_level=true"};
         auto flit = tb::runTestbench(r)["cycles"].get<double>();
-        EXPECT_NEAR(flit / packet, 1.0, tolerance);
+        EXPECT_NEAR(flit / packet, 1.0, tolerance) << "packet " << packet << ", flit " << flit;
     }
 }
 
