@@ -348,10 +348,11 @@ pyb::dict simulate(const Program& p, const std::string& backend, const std::stri
 pyb::dict runBuiltin(const std::string& testbench, const std::vector<std::string>& knobs,
                      const std::string& backend, const std::string& hw, const std::vector<std::string>& sets,
                      bool functional, std::int64_t maxCycles, double maxWallSeconds,
-                     std::int64_t watchdogCycles) {
+                     std::int64_t watchdogCycles, const std::string& placement) {
     auto req = request(backend, hw, sets, functional, maxCycles, maxWallSeconds, watchdogCycles);
     req.testbench = testbench;
     req.knobs = knobs;
+    req.placement = placement;
     tb::RunArtifacts art;
     nlohmann::json r;
     {
@@ -1216,7 +1217,8 @@ PYBIND11_MODULE(_steprdu, m) {
           "timing_elem_bytes"_a, "phases"_a, "depths"_a, "max_cycles"_a, "max_wall_seconds"_a,
           "watchdog_cycles"_a, "steprdu.simulate's core (use steprdu.simulate).");
     m.def("run", &py::runBuiltin, "testbench"_a, "knobs"_a, "backend"_a, "hw"_a, "sets"_a, "functional"_a,
-          "max_cycles"_a, "max_wall_seconds"_a, "watchdog_cycles"_a, "steprdu.run's core (use steprdu.run).");
+          "max_cycles"_a, "max_wall_seconds"_a, "watchdog_cycles"_a, "placement"_a,
+          "steprdu.run's core (use steprdu.run).");
     m.def(
         "testbenches",
         [] {

@@ -12,6 +12,8 @@ Every error the package raises is a steprdu.Error: BadInputError (with ArgumentE
 OutOfRangeError, also an IndexError), DeadlockError, LimitError, InternalError.
 """
 
+import os as _os
+
 from steprdu._steprdu import (
     ArgumentError,
     BadInputError,
@@ -199,18 +201,21 @@ def simulate(graph, backend="roofline", hw="step_eval", set=None, functional=Fal
 
 @_api.public
 def run(testbench, backend="roofline", hw="step_eval", set=None, functional=False, max_cycles=0,
-        max_wall_seconds=0.0, watchdog_cycles=_steprdu.default_watchdog_cycles, **knobs):
+        max_wall_seconds=0.0, watchdog_cycles=_steprdu.default_watchdog_cycles, placement=None, **knobs):
     """Runs a built-in testbench as `steprdu run` does and returns a steprdu.Result:
     steprdu.run("moe", backend="cycle", model="qwen", tile_n=8). testbench: a name of
     steprdu.testbenches(); knobs: its knobs as keywords; backend, hw, set, functional and the limits as for
-    simulate."""
+    simulate. placement: with backend="cycle", an earlier place and route to reuse instead of placing anew
+    (a pnr.json, a cycle run's result.json or a directory holding either), as `run --placement`."""
     if not isinstance(testbench, str):
         raise BadInputError(f"run: testbench: expected a name such as 'moe', found {type(testbench).__name__}")
     _check_backend(backend)
+    if placement is not None and not isinstance(placement, (str, _os.PathLike)):
+        raise BadInputError(f"run: placement: expected a path, found {type(placement).__name__}")
     assignments = [f"{key}={_cli_value(value)}" for key, value in knobs.items()]
     sets = [f"{k}={v}" for k, v in _sets(set).items()]
     out = _steprdu.run(testbench, assignments, backend, str(hw), sets, bool(functional), max_cycles,
-                       float(max_wall_seconds), watchdog_cycles)
+                       float(max_wall_seconds), watchdog_cycles, _os.fspath(placement) if placement else "")
     return Result(out["result"], out["stats"], out["tensors"])
 
 

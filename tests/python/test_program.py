@@ -106,6 +106,21 @@ def test_run_gives_the_clis_result_for_a_builtin_testbench(binary):
     assert c.stats["chip"]  # the stats tree by module path
 
 
+def test_run_reuses_a_placement_as_the_cli_does(binary, tmp_path):
+    # A placement from `steprdu pnr --out` gives the cycles of the run that places anew, and with more PMU
+    # bandwidth on it the run changes only by the bandwidth; a path of the wrong type is refused.
+    subprocess.run([binary, "pnr", "swiglu", "tile_b=16", "--hw", "sn40l", "--out", str(tmp_path)], check=True,
+                   capture_output=True)
+    fresh = steprdu.run("swiglu", backend="cycle", hw="sn40l", tile_b=16)
+    reused = steprdu.run("swiglu", backend="cycle", hw="sn40l", tile_b=16, placement=tmp_path / "pnr.json")
+    assert reused.cycles == fresh.cycles
+    assert reused["pnr"]["reused_from"] == str(tmp_path / "pnr.json")
+    with pytest.raises(steprdu.BadInputError, match="placement"):
+        steprdu.run("swiglu", backend="cycle", tile_b=16, placement=3)
+    with pytest.raises(steprdu.BadInputError, match="--placement: expected --backend cycle"):
+        steprdu.run("swiglu", tile_b=16, placement=tmp_path)
+
+
 def test_phases_plan_a_parts_streams_over_its_own_time():
     # The two copies of the C++ lowering test (PnrLowering.PhasesPlanTheirStreamsOverTheirOwnTime): b's load
     # gets 2 lanes as part of one run, 16 as a phase of its own.
