@@ -142,12 +142,13 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
                 laneColumnFirst.resize(lanes);
                 for (int l = 0; l < lanes; ++l) {
                     const int dst = unitAt(p.ops[c].units[p.laneSink(g, c, port, l)]).endpoint();
-                    const int mid = stage ? unitAt(stage->pmus[l % stage->pmus.size()]).endpoint() : dst;
-                    if (stage) {
+                    Pmu* lanePmu =
+                        stage ? static_cast<Pmu*>(&unitAt(stage->pmus[l % stage->pmus.size()])) : nullptr;
+                    const int mid = lanePmu ? lanePmu->endpoint() : dst;
+                    if (lanePmu) {
                         out.push_back(
                             makeSegment(mesh_.get(), cfg_.rdn, mid, {dst}, {routed(c, port, 1, l)}));
-                        laneBuffers.push_back(
-                            static_cast<Pmu*>(&unitAt(stage->pmus[l % stage->pmus.size()])));
+                        laneBuffers.push_back(lanePmu);
                     }
                     laneDsts[l].push_back(mid);
                     laneColumnFirst[l].push_back(routed(c, port, 0, l));

@@ -23,6 +23,7 @@ struct PendingRequest {
     std::vector<ByteRange> ranges;
     int burstBytes = 0, par = 0;
     std::function<void(Cycle)> done;
+    std::int64_t requests = 0; // a tier that does not model addresses keeps the count instead of the ranges
 };
 
 class RequestOrder {

@@ -26,24 +26,18 @@ StepNodeTier::StepNodeTier(sc_core::sc_module_name name, const HwConfig& cfg)
     dont_initialize();
 }
 
-namespace {
-std::int64_t requestsOf(const std::vector<ByteRange>& ranges, int burstBytes) {
+void StepNodeTier::submit(int client, int source, bool write, Cycle issue, std::vector<ByteRange> ranges,
+                          int burstBytes, int par, std::function<void(Cycle)> done) {
     std::int64_t requests = 0;
     for (const auto& r : ranges)
         requests += (r.bytes + burstBytes - 1) / burstBytes;
-    return requests;
-}
-} // namespace
-
-void StepNodeTier::submit(int client, int source, bool write, Cycle issue, std::vector<ByteRange> ranges,
-                          int burstBytes, int par, std::function<void(Cycle)> done) {
-    const std::int64_t requests = requestsOf(ranges, burstBytes);
     requests_[write ? 1 : 0] += requests;
     if (requests == 0) { // answered at once, whatever else is queued
         node_.submit(client, write, issue, 0, par, std::move(done));
         return;
     }
-    waiting_.add({issue, client, source, 0, write, std::move(ranges), burstBytes, par, std::move(done)});
+    // The node counts requests only: the ranges are not kept.
+    waiting_.add({issue, client, source, 0, write, {}, burstBytes, par, std::move(done), requests});
     schedule();
 }
 
@@ -58,8 +52,7 @@ void StepNodeTier::schedule() {
 void StepNodeTier::process() {
     try {
         for (mem::PendingRequest& r : waiting_.takeBefore(now()))
-            node_.submit(r.client, r.write, r.issue, requestsOf(r.ranges, r.burstBytes), r.par,
-                         std::move(r.done));
+            node_.submit(r.client, r.write, r.issue, r.requests, r.par, std::move(r.done));
         while (node_.nextCycle() <= now())
             node_.advanceTo(now());
     } catch (...) {
