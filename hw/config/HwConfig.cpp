@@ -1,5 +1,7 @@
 #include "hw/config/HwConfig.h"
 
+#include <algorithm>
+
 #include <numeric>
 #include <random>
 
@@ -156,6 +158,29 @@ double tierPeakBytesPerCycle(const HwConfig& cfg, Tier tier) {
     const mem::DramSpec spec = tierSpec(cfg, tier);
     const auto clock = mem::ClockRatio::of(cfg.clock_ghz, spec.tCKps);
     return spec.peakBytesPerCycle() * double(clock.num) / double(clock.den);
+}
+
+double tierIdleLatencyCycles(const HwConfig& cfg, Tier tier) {
+    const TierDevice& device = tier == Tier::Hbm ? cfg.memory.hbm : cfg.memory.ddr;
+    switch (device.model) {
+    case TierDevice::Model::None:
+        return 0;
+    case TierDevice::Model::StepNode:
+        return cfg.hbm.latency_cycles;
+    case TierDevice::Model::Dram:
+        break;
+    }
+    const mem::DramSpec spec = tierSpec(cfg, tier);
+    const auto clock = mem::ClockRatio::of(cfg.clock_ghz, spec.tCKps);
+    return double(spec.t.nRCD + spec.t.nCL + spec.t.nBL) * double(clock.den) / double(clock.num);
+}
+
+double agcuIdleRoundTripCycles(const HwConfig& cfg) {
+    return 2.0 * cfg.agcu.tln_latency_cycles + 1 + tierIdleLatencyCycles(cfg, Tier::Hbm);
+}
+
+double agcuLinkBytesPerCycle(const HwConfig& cfg) {
+    return std::min(double(cfg.rdn.flit_bytes), double(cfg.agcu.bursts_per_cycle) * cfg.agcu.burst_bytes);
 }
 
 } // namespace steprdu::hw

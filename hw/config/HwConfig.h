@@ -225,6 +225,14 @@ mem::DramSpec tierSpec(const HwConfig& cfg, Tier tier);
 // The peak bandwidth of `tier` in bytes per fabric cycle, whatever its device (0 where there is none): the
 // published node's channels, or the DRAM data buses at the DRAM clock converted to the fabric's.
 double tierPeakBytesPerCycle(const HwConfig& cfg, Tier tier);
+// Fabric cycles from a read's issue at an idle `tier` to its data: the published node's latency, or a DRAM
+// activate, read and burst (tRCD + tCL + tBL) at the DRAM clock (0 where there is no tier).
+double tierIdleLatencyCycles(const HwConfig& cfg, Tier tier);
+// Cycles from an AGCU's request to its slot's return at the idle HBM tier: the TLN both ways and the tier's
+// latency.
+double agcuIdleRoundTripCycles(const HwConfig& cfg);
+// Bytes per cycle one AGCU moves each way at most: a flit into (and out of) the fabric, its bursts per cycle.
+double agcuLinkBytesPerCycle(const HwConfig& cfg);
 
 // Key-by-key comparison over the schema, so a new key is compared without touching this code.
 bool operator==(const HwConfig& a, const HwConfig& b);

@@ -281,6 +281,7 @@ int RdnMesh::open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t 
     m.head.assign(nd, kNever);
     m.tail.assign(nd, 0);
     m.open = static_cast<int>(nd);
+    m.queued = 0;
     return msg;
 }
 

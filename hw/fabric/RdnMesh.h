@@ -9,7 +9,8 @@
 // lumped form: each link keeps, per slot of its downstream buffer, the cycle the slot's credit is back, and
 // a packet may start when the slots its first flits need are free; a packet longer than the buffer holds the
 // link while its head's grants further on can still hold up its tail there (wormhole; Hold). Output ports
-// arbitrate round robin over input ports; input buffers are FIFO. A packet's head crosses a switch in
+// arbitrate round robin over input ports; input buffers are FIFO; an endpoint injects its messages in order
+// of the cycle they may enter, whenever it learnt of them. A packet's head crosses a switch in
 // `switch` cycles and a link in `link` cycles, so over H switches it arrives H x (switch + link) + F cycles
 // after entering, with no contention. The flit-level mode sends every flit as its own packet through the same
 // switches.
@@ -149,7 +150,8 @@ class RdnMesh : public sc_core::sc_module {
         int parts = 1;
         std::vector<int> got; // per destination: packets arrived
         std::vector<Cycle> head, tail;
-        int open = 0; // destinations still waiting
+        int open = 0;   // destinations still waiting
+        int queued = 0; // packets in its source's queue
     };
     struct Packet {
         int flow = -1, flits = 0, message = -1;
@@ -219,8 +221,9 @@ class RdnMesh : public sc_core::sc_module {
     };
     std::vector<EndpointInfo> endpoints_;
     std::vector<Flow> flows_;
-    std::vector<std::deque<int>>
-        sourceQueue_; // per endpoint: visits waiting for its injection link, in order
+    // Per endpoint: visits waiting for its injection link, in order of the cycle they may leave
+    // (RdnSwitch::enqueue).
+    std::vector<std::deque<int>> sourceQueue_;
     // Sends reach their source queues in the update phase, ordered by (ready cycle, flow, order of sending):
     // the processes that send in one evaluation phase run in the kernel's order, which must not decide whose
     // packet goes first.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <tuple>
 
 #include "hw/fabric/RdnMesh.h"
 #include "hw/sim/SimulationFailure.h"
@@ -81,10 +83,38 @@ void RdnSwitch::requestLinks(int visit) {
 }
 
 void RdnSwitch::enqueue(int port, int visit) {
-    if (port < 0) { // at its source, in the order it was sent
-        auto& q = mesh_.sourceQueue_[mesh_.flows_[mesh_.packets_[mesh_.visits_[visit].packet].flow].src];
-        q.push_back(visit);
-        if (q.size() == 1) requestLinks(visit);
+    RdnMesh& m = mesh_;
+    if (port < 0) {
+        // At its source, in order of the cycle it may leave (each flow's packets in the order sent), not of
+        // when its sender knew that cycle: an AGCU sends a tile once it learns when its data return, and a
+        // Source's token ready sooner must not wait behind it. A message's packets stay together (wormhole).
+        const auto& packet = [&](int v) -> const RdnMesh::Packet& { return m.packets_[m.visits_[v].packet]; };
+        const RdnMesh::Packet& p = packet(visit);
+        auto& q = m.sourceQueue_[m.flows_[p.flow].src];
+        auto pos = q.end();
+        if (m.messages_[p.message].queued > 0) {
+            while (packet(*std::prev(pos)).message != p.message)
+                --pos;
+        } else {
+            // Ahead of each message that may leave later and has not started, of another flow.
+            while (pos != q.begin()) {
+                auto first = std::prev(pos);
+                while (first != q.begin() && packet(*std::prev(first)).message == packet(*first).message)
+                    --first;
+                const RdnMesh::Packet& f = packet(*first);
+                if (f.part > 0 || f.flow == p.flow ||
+                    std::tie(m.visits_[*first].req, f.flow) <= std::tie(m.visits_[visit].req, p.flow))
+                    break;
+                pos = first;
+            }
+        }
+        ++m.messages_[p.message].queued;
+        const bool head = pos == q.begin();
+        q.insert(pos, visit);
+        if (q.size() == 1)
+            requestLinks(visit);
+        else if (head) // the queue's request stands; its new head may leave sooner
+            wake(m.flows_[p.flow].nodes[0].link, m.visits_[visit].req);
         return;
     }
     ports_[port].fifo.push_back(visit);
@@ -234,6 +264,7 @@ void RdnSwitch::finish(int vi) {
     } else {
         auto& q = m.sourceQueue_[m.flows_[p.flow].src];
         q.pop_front();
+        --m.messages_[p.message].queued;
         if (!q.empty()) requestLinks(q.front());
     }
     if (--m.packets_[v.packet].live == 0) m.freePacket(v.packet);

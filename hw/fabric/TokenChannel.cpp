@@ -27,6 +27,25 @@ double TokenChannel::meanOccupancy(Cycle elapsed) const {
     return elapsed > 0 ? total / static_cast<double>(elapsed) : 0.0;
 }
 
+void TokenChannel::enter() {
+    const Cycle t = now();
+    if (t > readCycle_) {
+        held_ -= readNow_;
+        readNow_ = 0;
+        readCycle_ = t;
+    }
+    while (!entering_.empty() && entering_.top() <= t) {
+        entering_.pop();
+        maxOccupancy_ = std::max(maxOccupancy_, ++held_);
+    }
+}
+
+std::int64_t TokenChannel::maxOccupancy() const {
+    // What enters after the last read's cycle adds to what is held after it.
+    return std::max<std::int64_t>(maxOccupancy_,
+                                  held_ - readNow_ + static_cast<std::int64_t>(entering_.size()));
+}
+
 void TokenChannel::returnCredits() {
     while (!creditReturns_.empty() && creditReturns_.front() <= now()) {
         creditReturns_.pop_front();
@@ -73,7 +92,8 @@ std::uint64_t TokenChannel::send(step::Token t, std::int64_t bytes, Cycle at, Cy
         // (an AGCU learns of a tile's return some cycles ahead, and how far ahead is the simulator's affair).
         if (at > now()) occupancyIntegral_ -= static_cast<double>(at - now());
         ++occupancy_;
-        maxOccupancy_ = std::max(maxOccupancy_, occupancy_);
+        entering_.push(at);
+        enter();
         if (auto* tl = Timeline::active()) tl->level("streams", label_, now(), 1);
         dataBytes_ += bytes;
         lastDataBytes_ = std::max<std::int64_t>(1, bytes);
@@ -180,6 +200,8 @@ step::Token TokenChannel::read() {
     if (e.data) {
         account();
         --occupancy_;
+        enter();
+        ++readNow_;
         if (auto* tl = Timeline::active()) tl->level("streams", label_, now(), -1);
         Cycle back = now() + route_->creditLatency(*this);
         creditReturns_.push_back(back);
@@ -193,7 +215,7 @@ step::Token TokenChannel::read() {
 std::string TokenChannel::state() const {
     std::string s = fmt::format(
         "stream {}: {} data element(s) held of capacity {}, {} token(s) queued", label_, occupancy_,
-        capacity_ == 0 ? std::string("unbounded") : std::to_string(capacity_), entries_.size());
+        capacity_ == 0 ? std::string("unbounded") : std::to_string(creditsOut()), entries_.size());
     if (!entries_.empty())
         s += entries_.front().visible == kNever
                  ? ", head still in flight"

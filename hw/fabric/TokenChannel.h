@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <queue>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -91,7 +93,7 @@ class TokenChannel : public sc_core::sc_prim_channel {
     // Statistics.
     std::int64_t tokens() const { return tokens_; }
     std::int64_t dataBytes() const { return dataBytes_; }
-    std::int64_t maxOccupancy() const { return maxOccupancy_; }
+    std::int64_t maxOccupancy() const;
     double meanOccupancy(Cycle elapsed) const;
     // What is stuck in it, for deadlock reports.
     std::string state() const;
@@ -109,6 +111,8 @@ class TokenChannel : public sc_core::sc_prim_channel {
     // Its tail if told, else its head plus its serialization on the stream's lanes.
     Cycle earliestTail(const Entry& e) const;
     void returnCredits();
+    // Counts the data that have entered by now, and the reads of earlier cycles, into held_.
+    void enter();
 
     std::string label_;
     std::int64_t capacity_;
@@ -130,6 +134,13 @@ class TokenChannel : public sc_core::sc_prim_channel {
     bool producerWaiting_ = false, lookaheadWaiting_ = false;
     sc_core::sc_event dataEvent_, creditEvent_;
     std::int64_t tokens_ = 0, dataBytes_ = 0, maxOccupancy_ = 0;
+    // For the maximum, an element is in the stream from the cycle it enters it (not when its producer knew
+    // that cycle: an AGCU sends a tile ahead of its data's return) to the cycle it is read, both included,
+    // whatever the order of the processes within a cycle: held_ counts the elements entered and not read
+    // before readCycle_, readNow_ those read in it; entering_ holds the cycles of the rest.
+    std::int64_t held_ = 0, readNow_ = 0;
+    Cycle readCycle_ = 0;
+    std::priority_queue<Cycle, std::vector<Cycle>, std::greater<>> entering_;
     double occupancyIntegral_ = 0;
     Cycle accountedTo_ = 0;
 };

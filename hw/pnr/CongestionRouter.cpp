@@ -111,6 +111,13 @@ Routing routeNets(const HwConfig& cfg, const Netlist& nl) {
     for (int k : order)
         for (int l : tree[k])
             planned.add(l, nl.nets[k].phase, nl.nets[k].rate);
+    for (const auto& scale : nl.drainScale) {
+        std::vector<double> drained(links, 0.0);
+        for (int k : order)
+            for (int l : tree[k])
+                drained[l] += nl.nets[k].rate * scale[nl.nets[k].op];
+        R.drainPeak.push_back(*std::max_element(drained.begin(), drained.end()) / R.capacity);
+    }
     R.load.resize(links);
     R.planned.resize(links);
     for (int l = 0; l < links; ++l) {

@@ -61,6 +61,9 @@ struct Routing {
     // placement weight, at least a tenth of a link, so that light legs keep clear of heavy ones), and as
     // planned (each net at its rate).
     std::vector<double> load, planned;
+    // Per phase of the drain (Netlist::drainScale): the busiest link's load in link bandwidths, each net at
+    // its operator's rate in that phase.
+    std::vector<double> drainPeak;
     int iterations = 0, overused = 0, maxFlowTable = 0;
     double capacity = 0; // bytes per cycle per link
     int cols = 0;        // of the switch grid, to name links

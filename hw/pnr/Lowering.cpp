@@ -108,6 +108,104 @@ double streamBytes(const step::Graph& g, step::StreamRef s, const LoweringOption
     return streamElements(g, s, o) * elementBytes(g.type(s).dtype, o);
 }
 
+// The drain of each group of operators that run together (a phase, or the operators in none) whose bound is
+// the off-chip bandwidth. The memory serves the requests in flight, so by Little's law an operator's share of
+// its peak follows the bytes it keeps in flight: its tiles (agcu.tiles_in_flight), or its AGCUs' windows of
+// bursts where those are smaller. Each AGCU moves at most a link's worth each way, and its window, reads and
+// writes together, over the loaded round trip (the windows in flight over the memory's peak, at least the
+// idle round trip). A phase ends when the operator with least left finishes (water-filling). Phases shorter
+// than 2% of their group's are merged into a neighbour, keeping the larger rates; a group keeps 8 at most.
+std::vector<VirtualUnits::DrainPhase> drainPhases(const VirtualUnits& v, const std::vector<double>& offChip,
+                                                  const HwConfig& cfg, double memoryPeak, int chipAgcus) {
+    const int n = static_cast<int>(v.role.size());
+    const double window = double(cfg.agcu.max_outstanding) * cfg.agcu.burst_bytes;
+    const double idleRoundTrip = agcuIdleRoundTripCycles(cfg), link = agcuLinkBytesPerCycle(cfg);
+    std::vector<double> inFlight(n, 0); // bytes an off-chip operator keeps in flight
+    for (int i = 0; i < n; ++i) {
+        const double tile = !v.outputElements[i].empty() && v.outputElements[i][0] > 0
+                                ? v.outputBytes[i][0] / v.outputElements[i][0]
+                                : window;
+        inFlight[i] =
+            std::max(1.0, std::min(cfg.agcu.tiles_in_flight * tile, std::max(1, v.agcus[i]) * window));
+    }
+    std::vector<VirtualUnits::DrainPhase> drain;
+    for (int group = -1; group < v.phases; ++group) {
+        std::vector<int> active;
+        double bytes = 0, bound = 0;
+        for (int i = 0; i < n; ++i)
+            if (v.phase[i] == group && v.role[i] == Role::Agcu && offChip[i] > 0) {
+                active.push_back(i);
+                bytes += offChip[i];
+                bound = v.opCycles[i];
+            }
+        if (active.empty() || bytes / memoryPeak < 0.999 * bound) continue; // not bound by off-chip bandwidth
+        std::vector<VirtualUnits::DrainPhase> phases;
+        std::vector<double> left = offChip;
+        while (!active.empty()) {
+            double flying = 0;
+            int agcus = 0;
+            for (int i : active) {
+                flying += inFlight[i];
+                agcus += std::max(1, v.agcus[i]);
+            }
+            flying = std::min(flying, std::min(agcus, chipAgcus) * window);
+            const double windowRate = window / std::max(idleRoundTrip, flying / memoryPeak);
+            auto cap = [&](int i) { return std::max(1, v.agcus[i]) * std::min(link, windowRate); };
+            // Shares in proportion to bytes in flight, each up to its cap: the tightest caps first.
+            std::sort(active.begin(), active.end(),
+                      [&](int a, int b) { return cap(a) / inFlight[a] < cap(b) / inFlight[b]; });
+            std::vector<double> rate(n, 0);
+            double share = memoryPeak, weight = 0, first = 0;
+            for (int i : active)
+                weight += inFlight[i];
+            for (std::size_t k = 0; k < active.size(); ++k) {
+                const int i = active[k];
+                rate[i] = std::min(cap(i), share * inFlight[i] / weight);
+                share -= rate[i];
+                weight -= inFlight[i];
+                const double t = left[i] / rate[i];
+                if (k == 0 || t < first) first = t;
+            }
+            VirtualUnits::DrainPhase p{first, windowRate, std::vector<double>(n, 0.0)};
+            for (int i = 0; i < n; ++i)
+                if (v.phase[i] == group || v.phase[i] < 0) p.scale[i] = 1;
+            std::vector<int> still;
+            for (int i : active) {
+                p.scale[i] = rate[i] * v.opCycles[i] / offChip[i];
+                left[i] -= rate[i] * first;
+                if (left[i] > 1e-9 * offChip[i]) still.push_back(i);
+            }
+            active = std::move(still);
+            phases.push_back(std::move(p));
+        }
+        double total = 0;
+        for (const auto& p : phases)
+            total += p.cycles;
+        auto merge = [&](std::size_t into, std::size_t from) {
+            phases[into].cycles += phases[from].cycles;
+            phases[into].windowBytes = std::min(phases[into].windowBytes, phases[from].windowBytes);
+            for (int i = 0; i < n; ++i)
+                phases[into].scale[i] = std::max(phases[into].scale[i], phases[from].scale[i]);
+            phases.erase(phases.begin() + static_cast<std::ptrdiff_t>(from));
+        };
+        for (;;) {
+            std::size_t shortest = 0;
+            for (std::size_t k = 1; k < phases.size(); ++k)
+                if (phases[k].cycles < phases[shortest].cycles) shortest = k;
+            if (phases.size() < 2 || (phases.size() <= 8 && phases[shortest].cycles >= 0.02 * total)) break;
+            const std::size_t next = shortest + 1 < phases.size() ? shortest + 1 : shortest - 1;
+            const std::size_t prev = shortest > 0 ? shortest - 1 : next;
+            const std::size_t with = phases[prev].cycles <= phases[next].cycles ? prev : next;
+            merge(std::min(with, shortest), std::max(with, shortest));
+        }
+        for (auto& p : phases) // an operator folded onto another's unit moves at its pace
+            for (int i = 0; i < n; ++i)
+                if (v.role[i] == Role::Folded) p.scale[i] = p.scale[v.origin[i]];
+        drain.insert(drain.end(), phases.begin(), phases.end());
+    }
+    return drain;
+}
+
 } // namespace
 
 VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o) {
@@ -134,29 +232,41 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     v.pmus.assign(n, 0);
     v.stagePmus.resize(n);
     // The rate model's run time: off-chip bytes at the memory's peak, each compute group's FLOPs at its peak
-    // and each of its streams through its units' ports (a flit per unit and cycle).
-    double offChip = 0, runCycles = 1;
+    // and each of its streams through its units' ports (a flit per unit and cycle). A compute group whose
+    // widest stream would need more ports than its FLOPs give it PCUs, to keep the pace of the off-chip
+    // bandwidth and the other groups' FLOPs, gets the PCUs its ports need (a routing operator on one PCU
+    // would otherwise hold its region to a flit per cycle).
+    double offChip = 0, flopCycles = 1;
     std::vector<double> oneUnitCycles(n, 0); // each compute operator's run on one PCU, for `shrink`'s pairs
-    std::vector<double> ownCycles(n, 0), ownOffChip(n, 0); // each operator's own bound and off-chip bytes
+    std::vector<double> ownOffChip(n, 0), flops(n, 0), streamed(n, 0);
     for (int i = 0; i < n; ++i) {
         const auto& op = g.op(i);
         ownOffChip[i] = static_cast<double>(op.offChipBytes().eval(rates.bindings).value_or(0));
         offChip += ownOffChip[i];
         if (v.role[i] == Role::Pcu) {
             v.pcus[i] = static_cast<int>(std::max<std::int64_t>(1, (op.computeBw() + peak - 1) / peak));
-            const double flops = static_cast<double>(op.flops().eval(rates.bindings).value_or(0));
-            double streamed = 0;
+            flops[i] = static_cast<double>(op.flops().eval(rates.bindings).value_or(0));
             for (const auto& in : op.inputs())
-                streamed = std::max(streamed, v.outputBytes[in.op][in.out]);
+                streamed[i] = std::max(streamed[i], v.outputBytes[in.op][in.out]);
             for (double b : v.outputBytes[i])
-                streamed = std::max(streamed, b);
-            oneUnitCycles[i] = std::max(flops / double(peak), streamed / cfg.rdn.flit_bytes);
-            ownCycles[i] = std::max(flops / (double(v.pcus[i]) * double(peak)),
-                                    streamed / (double(v.pcus[i]) * cfg.rdn.flit_bytes));
-            runCycles = std::max(runCycles, ownCycles[i]);
+                streamed[i] = std::max(streamed[i], b);
+            oneUnitCycles[i] = std::max(flops[i] / double(peak), streamed[i] / cfg.rdn.flit_bytes);
+            flopCycles = std::max(flopCycles, flops[i] / (double(v.pcus[i]) * double(peak)));
         }
     }
     const double hbmPeak = tierPeakBytesPerCycle(cfg, Tier::Hbm);
+    const double pace = std::max(flopCycles, offChip / hbmPeak);
+    std::vector<double> ownCycles(n, 0); // each operator's own bound
+    double runCycles = 1;
+    for (int i = 0; i < n; ++i)
+        if (v.role[i] == Role::Pcu) {
+            const double ports = std::ceil(streamed[i] / (pace * cfg.rdn.flit_bytes) - 1e-9);
+            v.pcus[i] =
+                std::max(v.pcus[i], static_cast<int>(std::min<double>(ports, L.numUnits(UnitKind::Pcu))));
+            ownCycles[i] = std::max(flops[i] / (double(v.pcus[i]) * double(peak)),
+                                    streamed[i] / (double(v.pcus[i]) * cfg.rdn.flit_bytes));
+            runCycles = std::max(runCycles, ownCycles[i]);
+        }
     v.runCycles = std::max(runCycles, offChip / hbmPeak);
     // Phases: the same bound over each phase's operators alone.
     v.opCycles.assign(n, v.runCycles);
@@ -374,6 +484,7 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
             for (auto [c, port] : g.consumers({i, k}))
                 if (v.role[c] == Role::Agcu) v.agcus[c] = std::max(v.agcus[c], v.lanes[i][k]);
         }
+    v.drain = drainPhases(v, ownOffChip, cfg, hbmPeak, chipAgcus);
     return v;
 }
 

@@ -66,6 +66,17 @@ struct VirtualUnits {
     std::vector<double> opCycles; // per operator: the T its streams flow over (its phase's, else runCycles)
     std::vector<int> phase;       // per operator: its phase (LoweringOptions::phases), -1 for none
     int phases = 0;
+    // The drain (docs/cycle.md): operators run as fast as they can, not at their planned pace, so where the
+    // off-chip bandwidth bounds a run (or phase) the off-chip operators with less to move finish first and
+    // leave the memory to the others, which then move faster than planned. Its phases in order, each with
+    // every operator's rate as a multiple of the planned one (0 once it has finished); empty when no group of
+    // operators is bound by off-chip bandwidth.
+    struct DrainPhase {
+        double cycles = 0;
+        double windowBytes = 0;    // bytes per cycle one AGCU's window moves, reads and writes together
+        std::vector<double> scale; // per operator
+    };
+    std::vector<DrainPhase> drain;
     // Bytes per cycle the rate model plans for output `out` of operator `op`.
     double rate(int op, int out) const { return outputBytes[op][out] / opCycles[op]; }
     std::vector<std::string> shrunk; // `shrink`: one line per operator it gave fewer PCUs or a shared one

@@ -10,6 +10,11 @@ namespace steprdu::hw::pnr {
 Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement& p, const VirtualUnits& v) {
     Netlist nl;
     nl.phases = v.phases;
+    for (const auto& d : v.drain) {
+        nl.drainCycles.push_back(d.cycles);
+        nl.drainWindowBytes.push_back(d.windowBytes);
+        nl.drainScale.push_back(d.scale);
+    }
     const int n = g.numOps();
     std::map<std::pair<int, int>, int> bySite;   // (row, col) -> cell
     std::map<std::pair<int, int>, int> agcuCell; // (off-chip operator, its unit) -> cell
@@ -75,6 +80,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                                 net.cells.push_back(src);
                                 net.name = name;
                                 net.phase = v.phase[i];
+                                net.op = i;
                             }
                             net.cells.push_back(first);
                             net.legs.push_back({c, port, 0, lane});
@@ -88,6 +94,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                             leg.rate = rate;
                             leg.name = name;
                             leg.phase = v.phase[i];
+                            leg.op = i;
                             nl.nets.push_back(leg);
                         }
                     }
@@ -99,6 +106,7 @@ Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement&
                         leg.rate = rate;
                         leg.name = name + " stage";
                         leg.phase = v.phase[i];
+                        leg.op = i;
                         nl.nets.push_back(leg);
                     }
                 }

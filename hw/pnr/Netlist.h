@@ -28,6 +28,7 @@ struct Net {
     std::string name;
     bool group = false; // the units of one compute group or buffer
     int phase = -1;     // the phase its producer runs in (VirtualUnits::phase), -1 for the whole run
+    int op = -1;        // the operator whose output it carries (-1 for a group)
 };
 
 struct Netlist {
@@ -37,6 +38,10 @@ struct Netlist {
     std::vector<std::vector<int>> opCells;    // per operator, per unit of its placement
     std::vector<std::vector<int>> stageCells; // per stage of the placement, per PMU
     int phases = 0;                           // nets of different phases never carry data at once
+    // Per drain phase (VirtualUnits::drain): its cycles, what one AGCU's window moves, and per operator its
+    // rate as a multiple of the planned one.
+    std::vector<double> drainCycles, drainWindowBytes;
+    std::vector<std::vector<double>> drainScale;
 };
 
 // The cells and nets of `p`; `p` itself is left unchanged.

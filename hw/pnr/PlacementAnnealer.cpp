@@ -24,10 +24,16 @@ void PlacementAnnealer::rebuild() {
     siteCell_.assign(layout_.numSites(), -1);
     movable_.clear();
     agcuCells_.clear();
-    cellOut_.assign(nl_.cells.size(), 0.0);
-    cellIn_.assign(nl_.cells.size(), 0.0);
-    portOut_.assign(layout_.agcus().size(), 0.0);
-    portIn_.assign(layout_.agcus().size(), 0.0);
+    phases_ = std::max<int>(1, static_cast<int>(nl_.drainScale.size()));
+    link_ = agcuLinkBytesPerCycle(cfg_);
+    window_.assign(phases_, double(cfg_.agcu.max_outstanding) * cfg_.agcu.burst_bytes /
+                                std::max(1.0, agcuIdleRoundTripCycles(cfg_)));
+    for (int p = 0; p < static_cast<int>(nl_.drainWindowBytes.size()); ++p)
+        window_[p] = nl_.drainWindowBytes[p];
+    cellOut_.assign(nl_.cells.size() * phases_, 0.0);
+    cellIn_.assign(nl_.cells.size() * phases_, 0.0);
+    portOut_.assign(layout_.agcus().size() * phases_, 0.0);
+    portIn_.assign(layout_.agcus().size() * phases_, 0.0);
     agcuHosts_.assign(layout_.agcus().size(), {});
     agcuOp_.assign(nl_.cells.size(), -1);
     for (int op = 0; op < static_cast<int>(nl_.opCells.size()); ++op)
@@ -37,18 +43,22 @@ void PlacementAnnealer::rebuild() {
         const Site& s = nl_.cells[i].site;
         if (s.kind == UnitKind::Agcu) {
             agcuCells_.push_back(i);
+            double out = 0, in = 0;
             for (int k : nl_.netsOf[i]) {
                 const Net& net = nl_.nets[k];
                 if (net.group) continue;
-                (net.cells.front() == i ? cellOut_ : cellIn_)[i] +=
-                    net.rate * double(net.cells.size() - 1) / cfg_.rdn.flit_bytes;
+                (net.cells.front() == i ? out : in) += net.rate * double(net.cells.size() - 1);
             }
-            // A cell asks of its port what its lanes do (the planned rate with lanes' headroom), a link at
-            // most.
-            cellOut_[i] = std::min(1.0, cfg_.pnr.lane_headroom * cellOut_[i]);
-            cellIn_[i] = std::min(1.0, cfg_.pnr.lane_headroom * cellIn_[i]);
-            portOut_[s.agcu] += cellOut_[i];
-            portIn_[s.agcu] += cellIn_[i];
+            // A cell asks of its port, a link at most, what its lanes do: in each phase of the drain its
+            // operator's rate there, else the planned rate with lanes' headroom.
+            for (int p = 0; p < phases_; ++p) {
+                const bool drained = !nl_.drainScale.empty() && agcuOp_[i] >= 0;
+                const double scale = drained ? nl_.drainScale[p][agcuOp_[i]] : cfg_.pnr.lane_headroom;
+                cellOut_[i * phases_ + p] = std::min(link_, scale * out);
+                cellIn_[i * phases_ + p] = std::min(link_, scale * in);
+                portOut_[s.agcu * phases_ + p] += cellOut_[i * phases_ + p];
+                portIn_[s.agcu * phases_ + p] += cellIn_[i * phases_ + p];
+            }
             agcuHosts_[s.agcu].push_back(i);
             continue;
         }
@@ -147,12 +157,32 @@ double PlacementAnnealer::portPenalty(double load) const {
     return over > 0 ? lambdaCong_ * std::max(layout_.rows(), layout_.cols()) * over * over : 0.0;
 }
 
+// A port's penalty in its busiest phase, with cell `joins` added to it and `leaves` taken off (-1: none): its
+// link each way, and its window for both.
+double PlacementAnnealer::portCost(int agcu, int joins, int leaves) const {
+    double busiest = 0;
+    for (int p = 0; p < phases_; ++p) {
+        const int k = agcu * phases_ + p;
+        double out = portOut_[k], in = portIn_[k];
+        if (joins >= 0) {
+            out += cellOut_[joins * phases_ + p];
+            in += cellIn_[joins * phases_ + p];
+        }
+        if (leaves >= 0) {
+            out -= cellOut_[leaves * phases_ + p];
+            in -= cellIn_[leaves * phases_ + p];
+        }
+        busiest = std::max({busiest, out / link_, in / link_, (out + in) / window_[p]});
+    }
+    return portPenalty(busiest);
+}
+
 double PlacementAnnealer::cost() const {
     double c = wirelength();
     for (int b = 0; b < static_cast<int>(demand_.size()); ++b)
         c += binPenalty(demand_[b], b);
-    for (std::size_t a = 0; a < portOut_.size(); ++a)
-        c += portPenalty(portOut_[a]) + portPenalty(portIn_[a]);
+    for (int a = 0; a < static_cast<int>(layout_.agcus().size()); ++a)
+        c += portCost(a, -1, -1);
     return c;
 }
 
@@ -179,13 +209,8 @@ double PlacementAnnealer::tryMove(double t, int window, bool* accepted) {
                    });
         };
         if (clash(a, there, other) || clash(other, agcuHosts_[from.agcu], a)) return 0;
-        auto change = [&](std::vector<double>& port, const std::vector<double>& cell) {
-            const double d = cell[a] - (other >= 0 ? cell[other] : 0.0);
-            portDelta += portPenalty(port[from.agcu] - d) - portPenalty(port[from.agcu]) +
-                         portPenalty(port[to.index] + d) - portPenalty(port[to.index]);
-        };
-        change(portOut_, cellOut_);
-        change(portIn_, cellIn_);
+        portDelta = portCost(from.agcu, other, a) - portCost(from.agcu, -1, -1) +
+                    portCost(to.index, a, other) - portCost(to.index, -1, -1);
         ca.site = {UnitKind::Agcu, to.row, to.col, to.index};
         if (other >= 0) nl_.cells[other].site = from;
     } else {
@@ -241,10 +266,12 @@ double PlacementAnnealer::tryMove(double t, int window, bool* accepted) {
             for (auto [cell, src, dst] :
                  {std::tuple{a, from.agcu, ca.site.agcu}, {other, ca.site.agcu, from.agcu}}) {
                 if (cell < 0) continue;
-                portOut_[src] -= cellOut_[cell];
-                portIn_[src] -= cellIn_[cell];
-                portOut_[dst] += cellOut_[cell];
-                portIn_[dst] += cellIn_[cell];
+                for (int p = 0; p < phases_; ++p) {
+                    portOut_[src * phases_ + p] -= cellOut_[cell * phases_ + p];
+                    portIn_[src * phases_ + p] -= cellIn_[cell * phases_ + p];
+                    portOut_[dst * phases_ + p] += cellOut_[cell * phases_ + p];
+                    portIn_[dst * phases_ + p] += cellIn_[cell * phases_ + p];
+                }
                 auto& hosts = agcuHosts_[src];
                 hosts.erase(std::find(hosts.begin(), hosts.end(), cell));
                 agcuHosts_[dst].push_back(cell);

@@ -8,9 +8,14 @@
 //   + lambda_cong x G x sum over AGCU ports of max(0, L_p - 1)^2            shared AGCU ports
 // with w_n in links' worth (bytes per cycle over the flit width). D_b is a RUDY estimate of the
 // link demand in a bin of switches: each net spreads w_n x (HPWL_n + 1) evenly over its bounding box; a bin
-// of s switches offers cap_b = 2s links' worth. L_p is the links' worth an AGCU sends (and, apart, takes):
-// each cell's planned rate times pnr.lane_headroom, a link at most, G the grid's longer side: a port two full
-// streams share halves both, which no wire length makes up for. Every term is updated incrementally for the
+// of s switches offers cap_b = 2s links' worth. L_p is the larger of what an AGCU sends and what it takes
+// over a link (agcuLinkBytesPerCycle), and of both together over what its window of bursts moves in a round
+// trip to the memory: each cell's planned rate times pnr.lane_headroom, a link at most, G the grid's longer
+// side: a port two full
+// streams share halves both, which no wire length makes up for. Where off-chip bandwidth bounds the run, L_p
+// is the port's load in the busiest phase of the drain (VirtualUnits::drain) instead, each cell at its
+// operator's rate in that phase: two operators that move the most share a port badly at the end of the run,
+// when the others have finished. Every term is updated incrementally for the
 // nets a move touches. Deterministic for a given seed.
 #include <cstdint>
 
@@ -62,12 +67,17 @@ class PlacementAnnealer {
     std::vector<int> siteCell_;  // per grid site: the PCU/PMU cell on it, or -1
     std::vector<int> movable_;   // the PCU and PMU cells
     std::vector<int> agcuCells_; // the off-chip operators' cells
-    // Per AGCU cell: links' worth it sends into the fabric and takes from it; per AGCU: the sums over its
-    // cells (its port carries one link each way).
+    // Per AGCU cell and phase of the drain (one phase without a drain): bytes per cycle it sends into the
+    // fabric and takes from it; per AGCU and phase: the sums over its cells. A port carries a link each way
+    // (link_) and its window both ways together (window_, per phase).
+    int phases_ = 1;
+    double link_ = 0;
+    std::vector<double> window_;
     std::vector<double> cellOut_, cellIn_, portOut_, portIn_;
     std::vector<std::vector<int>> agcuHosts_; // per AGCU: its cells
     std::vector<int> agcuOp_;                 // per AGCU cell: the first operator placed on it
     double portPenalty(double load) const;
+    double portCost(int agcu, int joins, int leaves) const;
     std::vector<double> demand_; // per bin
     std::vector<double> netCost_;
     std::vector<double> linkWeight_; // per net: its weight in links' worth (bytes per cycle over the flit)

@@ -23,7 +23,9 @@ const std::vector<StatDef>& statDefinitions() {
         // Streams (chip.stream.<producer>.<port>)
         {"tokens", "count", "tokens (data, stops, Done) that crossed the stream"},
         {"data_bytes", "bytes", "bytes of the data elements that crossed the stream"},
-        {"max_occupancy", "elements", "most data elements in the stream at once (sent, not yet read)"},
+        {"max_occupancy", "elements",
+         "most data elements in the stream in one cycle (from the cycle each enters it to the one it is read "
+         "in)"},
         {"mean_occupancy", "elements", "time-weighted mean of the data elements in the stream"},
         {"lanes", "count",
          "fabric lanes the stream's tiles are split over (0: producer and consumer share a unit)"},

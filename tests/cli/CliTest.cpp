@@ -391,7 +391,7 @@ TEST(CliCycleErrors, ADeadlockEndsWithExitCode3NamingOperatorsUnitsAndStreams) {
     EXPECT_NE(r.err.find("cycle backend: no forward progress at cycle"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("Source 'select_slots' on chip.agcu"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("waits for a credit of select_slots[0] -> route_w[1]"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("stream select_slots[0] -> route_w[1]: 2 data element(s) held of capacity 2"),
+    EXPECT_NE(r.err.find("stream select_slots[0] -> route_w[1]: 4 data element(s) held of capacity 4"),
               std::string::npos)
         << r.err;
     EXPECT_EQ(run("run moe hidden=64 inter=128 tile_f=32 tile_n=8 regions=2 elem_bytes=4").code, 3);

@@ -1,4 +1,6 @@
 // Lowering: virtual units sized by hand-derived rules, and the fit check's two policies.
+#include <cmath>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -227,17 +229,24 @@ TEST(PnrLowering, RatesUseTheMeanOfDataDependentSizes) {
     EXPECT_DOUBLE_EQ(v.outputBytes[up][0] / w.outputBytes[up][0], double(mean) / double(largest));
 }
 
-// The rate model's bound counts what a group's PCUs can take in and send out, a flit each per cycle.
-// Attention's regions split their K and V tiles (32 rows x 64 bf16 = 4 KiB each) on one PCU apiece: the
-// region with the most cache tiles needs tiles x 4096 / 64 cycles for them, more than the run's off-chip
-// bytes at the HBM node's 1024 B/cycle and more than any group's FLOPs at its peak, so that is T.
-TEST(PnrLowering, TheRunsBoundCountsStreamsThroughTheirPcusPorts) {
+// A compute group's PCUs take in and send out a flit each per cycle, so a group gets the PCUs its widest
+// stream needs to keep the pace of the off-chip bandwidth and the other groups' FLOPs, not only those its
+// FLOPs need. Attention's regions split their K and V tiles (32 rows x 64 bf16 = 4 KiB each) on routing
+// operators with no FLOPs: on one PCU, the region with the most cache tiles would need tiles x 4096 / 64
+// cycles, more than the run's off-chip bytes at the HBM node's 1024 B/cycle. Its split gets ceil(tiles x 4096
+// / (T x 64)) PCUs instead, and T is the pace.
+TEST(PnrLowering, AGroupGetsThePcusItsStreamsNeedToKeepThePace) {
     auto b = build("attention", {"strategy=coarse"});
     const auto v = hw::pnr::lower(b.w.graph, hw::loadHwConfig("step_eval"), b.o);
     std::int64_t most = 0;
     for (int r = 0; r < 4; ++r)
         most = std::max(most, b.w.bindings.at(fmt::format("r{}.kv_tiles", r)));
     ASSERT_GT(most, 0);
-    EXPECT_DOUBLE_EQ(v.runCycles, most * 4096.0 / 64);
-    EXPECT_EQ(v.pcus[opIndex(b.w.graph, "r0.k_split")], 1);
+    EXPECT_LT(v.runCycles, most * 4096.0 / 64);
+    int widest = 0;
+    for (int r = 0; r < 4; ++r)
+        if (b.w.bindings.at(fmt::format("r{}.kv_tiles", r)) == most)
+            widest = v.pcus[opIndex(b.w.graph, fmt::format("r{}.k_split", r))];
+    EXPECT_GT(widest, 1);
+    EXPECT_EQ(widest, static_cast<int>(std::ceil(most * 4096.0 / (v.runCycles * 64) - 1e-9)));
 }

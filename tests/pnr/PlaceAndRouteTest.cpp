@@ -72,10 +72,10 @@ TEST(PnrPlacement, LegalAndDeterministic) {
     EXPECT_EQ(a.report["routing"], b.report["routing"]);
 }
 
-// With several starts, each from its own seed, the kept placement is the one whose routes load the busiest
-// link least (then the least in all): the same as the single run from that seed, and never worse than the
-// first start's.
-TEST(PnrPlacement, SeveralStartsKeepTheLeastLoadedRouting) {
+// With several starts, each from its own seed, the kept placement is the one whose drain is shortest (drains
+// within 1% tie), then whose routes load the busiest link least, then the least in all: the same as the
+// single run from that seed, and never worse than the first start's.
+TEST(PnrPlacement, SeveralStartsKeepTheShortestDrainThenTheLeastLoadedRouting) {
     auto cfg = hw::loadHwConfig("step_eval");
     cfg.pnr.seed = 7;
     cfg.pnr.starts = 3;
@@ -83,21 +83,24 @@ TEST(PnrPlacement, SeveralStartsKeepTheLeastLoadedRouting) {
     const auto best = pnr("moe", knobs, cfg);
     const auto& starts = best.report["starts"];
     ASSERT_EQ(starts.size(), 3u);
-    // The busiest link first, the total routed load on a tie.
-    double least = 1e300, leastTotal = 1e300;
+    double drain = 0, least = 0, leastTotal = 0;
     int seed = -1;
     for (const auto& s : starts) {
-        const double m = s["max_link_load"].get<double>(), t = s["total_link_load"].get<double>();
-        if (m < least || (m == least && t < leastTotal)) {
+        const double d = s["drain_cycles"].get<double>(), m = s["max_link_load"].get<double>(),
+                     t = s["total_link_load"].get<double>();
+        if (seed < 0 || d < 0.99 * drain ||
+            (d <= 1.01 * drain && (m < least || (m == least && t < leastTotal)))) {
+            drain = d;
             least = m;
             leastTotal = t;
             seed = s["seed"].get<int>();
         }
     }
+    EXPECT_GT(drain, 0) << "the MoE is bound by off-chip bandwidth: its placements have a drain";
     EXPECT_EQ(starts[0]["seed"], 7);
     EXPECT_EQ(starts[2]["seed"], 9);
     EXPECT_EQ(best.report["seed"], seed);
-    EXPECT_LE(least, starts[0]["max_link_load"].get<double>());
+    EXPECT_LE(drain, 1.01 * starts[0]["drain_cycles"].get<double>());
     auto one = cfg;
     one.pnr.starts = 1;
     one.pnr.seed = seed;
