@@ -152,7 +152,7 @@ std::vector<ConfigKey> buildSchema() {
         key("rdn.flit_level", &C::rdn, &RdnConfig::flit_level, kAny, "send every flit as its own packet (slow; checks the packet-level model on small cases)"),
         choice("pnr.placer", &C::pnr, &PnrConfig::placer, "anneal (constructive start refined by simulated annealing) or constructive (the start alone)"),
         key("pnr.seed", &C::pnr, &PnrConfig::seed, {0, 2147483647}, "random seed of the annealer (same seed, same placement)"),
-        key("pnr.starts", &C::pnr, &PnrConfig::starts, {1, 64}, "annealing runs, from seeds seed, seed + 1, ...; the one whose routes load the busiest link least is kept"),
+        key("pnr.starts", &C::pnr, &PnrConfig::starts, {1, 64}, "annealing runs, from seeds seed, seed + 1, ...; the one with the shortest drain, then whose routes load the busiest link least, is kept (docs/cycle.md)"),
         key("pnr.effort", &C::pnr, &PnrConfig::effort, {0.01, 100}, "scales the annealer's moves per temperature"),
         key("pnr.congestion_weight", &C::pnr, &PnrConfig::congestion_weight, {0, 1000}, "weight of estimated link over-subscription against wirelength in the placement cost"),
         key("pnr.route_iterations", &C::pnr, &PnrConfig::route_iterations, {1, 1000}, "negotiated-congestion routing rounds at most"),

@@ -48,6 +48,20 @@ double drainCycles(const HwConfig& cfg, const Netlist& nl, const Routing& routin
     return cycles;
 }
 
+// The drain's phases as pnr.json gives them: cycles, what an AGCU's window moves, and the off-chip operators'
+// rates as multiples of their planned ones.
+nlohmann::json drainReport(const step::Graph& g, const VirtualUnits& v) {
+    nlohmann::json phases = nlohmann::json::array();
+    for (const auto& p : v.drain) {
+        nlohmann::json rates = nlohmann::json::object();
+        for (int i = 0; i < g.numOps(); ++i)
+            if (v.role[i] == Role::Agcu && v.origin[i] == i) rates[g.op(i).name()] = p.scale[i];
+        phases.push_back(
+            {{"cycles", p.cycles}, {"window_bytes_per_cycle", p.windowBytes}, {"rate_over_planned", rates}});
+    }
+    return phases;
+}
+
 // One placement (constructive, then annealed from `cfg.pnr.seed`) and its routes; the report is left empty.
 struct PlacedAndRouted {
     PnrResult result;
@@ -200,6 +214,7 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
         {"units", units},
         {"shrunk", v.shrunk},
         {"rate_model_cycles", v.runCycles},
+        {"drain", drainReport(g, v)},
         {"cells", r.netlist.cells.size()},
         {"nets", r.netlist.nets.size()},
         {"wirelength",

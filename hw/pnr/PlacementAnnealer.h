@@ -5,7 +5,7 @@
 // accepted. The cost is
 //   sum over nets of  w_n x (HPWL_n + d2d x die crossings of its box)        bandwidth-weighted wirelength
 //   + lambda_cong x sum over bins of max(0, D_b - cap_b)^2 / cap_b          estimated congestion (RUDY)
-//   + lambda_cong x G x sum over AGCU ports of max(0, L_p - 1)^2            shared AGCU ports
+//   + lambda_cong x G x sum over AGCU ports of (o_p + o_p^2), o_p = max(0, L_p - 1)   shared AGCU ports
 // with w_n in links' worth (bytes per cycle over the flit width). D_b is a RUDY estimate of the
 // link demand in a bin of switches: each net spreads w_n x (HPWL_n + 1) evenly over its bounding box; a bin
 // of s switches offers cap_b = 2s links' worth. L_p is the larger of what an AGCU sends and what it takes
