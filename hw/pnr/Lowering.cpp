@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -256,13 +257,19 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     }
     const double hbmPeak = tierPeakBytesPerCycle(cfg, Tier::Hbm);
     const double pace = std::max(flopCycles, offChip / hbmPeak);
+    // The PCUs for the ports only where the grid has them: a graph that fits without them still fits.
+    std::vector<int> forPorts = v.pcus;
+    for (int i = 0; i < n; ++i)
+        if (v.role[i] == Role::Pcu) {
+            const double ports = std::ceil(streamed[i] / (pace * cfg.rdn.flit_bytes) - 1e-9);
+            forPorts[i] =
+                std::max(v.pcus[i], static_cast<int>(std::min<double>(ports, L.numUnits(UnitKind::Pcu))));
+        }
+    if (std::accumulate(forPorts.begin(), forPorts.end(), 0) <= L.numUnits(UnitKind::Pcu)) v.pcus = forPorts;
     std::vector<double> ownCycles(n, 0); // each operator's own bound
     double runCycles = 1;
     for (int i = 0; i < n; ++i)
         if (v.role[i] == Role::Pcu) {
-            const double ports = std::ceil(streamed[i] / (pace * cfg.rdn.flit_bytes) - 1e-9);
-            v.pcus[i] =
-                std::max(v.pcus[i], static_cast<int>(std::min<double>(ports, L.numUnits(UnitKind::Pcu))));
             ownCycles[i] = std::max(flops[i] / (double(v.pcus[i]) * double(peak)),
                                     streamed[i] / (double(v.pcus[i]) * cfg.rdn.flit_bytes));
             runCycles = std::max(runCycles, ownCycles[i]);
