@@ -6,6 +6,7 @@
 // units of one compute group or buffer form a net of their own. Its rate is the bandwidth it carries in bytes
 // per cycle (the lowering's rate model), what routing loads links with; its weight, the pull placement gives
 // it, is the same but at least a tenth of a link, so that control-only nets stay short.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,12 @@ struct Netlist {
     std::vector<double> drainCycles, drainWindowBytes;
     std::vector<std::vector<double>> drainScale;
 };
+
+// An AGCU port's load in its capacities: `out` and `in` bytes per cycle each over a link, and both together
+// over what its window of bursts moves per cycle.
+inline double agcuPortLoad(double out, double in, double link, double window) {
+    return std::max({out / link, in / link, (out + in) / window});
+}
 
 // The cells and nets of `p`; `p` itself is left unchanged.
 Netlist buildNetlist(const step::Graph& g, const HwConfig& cfg, const Placement& p, const VirtualUnits& v);

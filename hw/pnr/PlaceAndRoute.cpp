@@ -42,7 +42,7 @@ double drainCycles(const HwConfig& cfg, const Netlist& nl, const Routing& routin
         }
         double port = 0;
         for (int a = 0; a < agcus; ++a)
-            port = std::max({port, out[a] / link, in[a] / link, (out[a] + in[a]) / nl.drainWindowBytes[p]});
+            port = std::max(port, agcuPortLoad(out[a], in[a], link, nl.drainWindowBytes[p]));
         cycles += nl.drainCycles[p] * std::max({1.0, routing.drainPeak[p], port});
     }
     return cycles;

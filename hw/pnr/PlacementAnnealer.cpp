@@ -174,7 +174,7 @@ double PlacementAnnealer::portCost(int agcu, int joins, int leaves) const {
             out -= cellOut_[leaves * phases_ + p];
             in -= cellIn_[leaves * phases_ + p];
         }
-        busiest = std::max({busiest, out / link_, in / link_, (out + in) / window_[p]});
+        busiest = std::max(busiest, agcuPortLoad(out, in, link_, window_[p]));
     }
     return portPenalty(busiest);
 }
