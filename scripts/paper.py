@@ -5,9 +5,15 @@ Input: RESULTS/sweeps/<figure>-<backend>/results.csv (steprdu collect's format) 
 RESULTS/claims.json (steprdu experiment claims --json). Output: RESULTS/figures/<figure>.png, each with the
 roofline and the cycle-level backend side by side, and RESULTS/paper.md. Figures whose sweeps are missing
 are skipped with a message.
+
+With --gallery DIR (make paper passes docs/figures), the README's figures also go to DIR, each beside a CSV of
+the points it was drawn from (each point's run, so tests/python/test_gallery.py can recompute some with the
+current code), and the PNG records the CSV's SHA-256, so a CSV edited by hand no longer matches its picture.
 """
 import argparse
 import csv
+import hashlib
+import io
 import json
 import math
 import os
@@ -127,16 +133,19 @@ def side_by_side(results, figure, x, group, y, title, xlabel, ylabel, xfmt=str, 
 
 
 def fig17(results):
-    """Each model's three decoder-layer variants, normalised to memory-matched: cycles, on-chip memory and
-    allocated compute (flops / cycles / compute utilisation)."""
-    rows = read(results, "fig17", "roofline")
-    if not rows:
+    """Each model's three decoder-layer variants on each backend, normalised to that model's memory-matched
+    layer on the same backend: cycles, on-chip memory and allocated compute (flops / cycles / utilisation)."""
+    data = [(label, read(results, "fig17", b)) for b, label in BACKENDS]
+    data = [(label, rows) for label, rows in data if rows]
+    if not data:
         return None, {}
     variants = ["memory_matched", "performance_matched", "optimized"]
-    models = []
-    for r in rows:
-        if r["series"] not in models:
-            models.append(r["series"])
+    groups = []  # (model, backend label, rows of that model)
+    for label, rows in data:
+        for r in rows:
+            if not any(g[0] == r["series"] and g[1] == label for g in groups):
+                groups.append((r["series"], label, [x for x in rows if x["series"] == r["series"]]))
+    groups.sort(key=lambda g: g[0])
 
     def metric(r, y):
         if y == "allocated":
@@ -144,21 +153,60 @@ def fig17(results):
         return num(r[y])
 
     fig, axes = plt.subplots(1, 3, figsize=(WIDTH, HEIGHT), dpi=DPI)
-    fig.suptitle("decoder layer on the roofline backend, each model relative to its memory-matched layer")
+    fig.suptitle("Fig 17: decoder layers, each model and backend relative to its memory-matched layer")
     for ax, (y, title) in zip(axes, [("cycles", "cycles"), ("on_chip_bytes", "on-chip memory"),
                                      ("allocated", "allocated compute")]):
         width = 0.8 / len(variants)
         for i, v in enumerate(variants):
             vals = []
-            for m in models:
-                pick = {r["variant"]: r for r in rows if r["series"] == m}
-                vals.append(metric(pick[v], y) / metric(pick["memory_matched"], y) if v in pick else math.nan)
-            ax.bar([k + (i - 1) * width for k in range(len(models))], vals, width, label=v.replace("_", "-"))
-        ax.set_xticks(range(len(models)))
-        ax.set_xticklabels(models)
-        ax.set_title(f"{title}, relative")
+            for _, _, rows in groups:
+                pick = {r["variant"]: r for r in rows}
+                ok = v in pick and "memory_matched" in pick
+                vals.append(metric(pick[v], y) / metric(pick["memory_matched"], y) if ok else math.nan)
+            ax.bar([k + (i - 1) * width for k in range(len(groups))], vals, width, label=v.replace("_", "-"))
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels([f"{m}\n{b}" for m, b, _ in groups], fontsize=8)
+        ax.set_title(f"{title}, relative", fontsize=10)
+        ax.axhline(1, color="k", lw=0.5)
         ax.legend(fontsize=8)
     return fig, {}
+
+
+# The README's gallery (docs/figures): these figures, each with the CSV of its points.
+GALLERY = ["fig8", "fig9", "fig14", "fig17"]
+GALLERY_COLUMNS = ["backend", "series", "testbench", "hw", "knobs", "sets", "cycles", "off_chip_bytes",
+                   "on_chip_bytes", "flops", "compute_utilization", "wall_seconds", "pnr_seconds"]
+
+
+def gallery_csv(results, figure, shared):
+    """The points a figure was drawn from, with each point's run: knobs and sets joined by ';', the shared data
+    folder written {shared}."""
+    out = io.StringIO()
+    w = csv.DictWriter(out, GALLERY_COLUMNS, lineterminator="\n")
+    w.writeheader()
+    for backend, _ in BACKENDS:
+        rows = read(results, figure, backend)
+        if not rows:
+            continue
+        manifest = {}
+        with open(os.path.join(results, "sweeps", f"{figure}-{backend}", "manifest.jsonl")) as f:
+            for line in f:
+                if line.strip():
+                    p = json.loads(line)
+                    manifest[p["id"]] = p
+        for r in rows:
+            p = manifest[r["point"]]
+            rel = lambda v: v.replace(shared, "{shared}") if shared else v  # noqa: E731
+            # Place and route, done once per structure before the points ran (summed over its threads).
+            pnr = 0.0
+            if r.get("placement"):
+                with open(os.path.join(results, "sweeps", f"{figure}-{backend}", r["placement"])) as f:
+                    pnr = sum(json.load(f).get("seconds", {}).values())
+            w.writerow({"backend": p["backend"], "series": p.get("series", ""), "testbench": p["testbench"],
+                        "hw": p["hw"], "knobs": ";".join(rel(k) for k in p["knobs"]),
+                        "sets": ";".join(p.get("sets", [])),
+                        **{c: r.get(c, "") for c in GALLERY_COLUMNS[6:-1]}, "pnr_seconds": f"{pnr:.3f}"})
+    return out.getvalue()
 
 
 FIGURES = [
@@ -184,6 +232,8 @@ FIGURES = [
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", help="the results directory of make paper (holds sweeps/)")
+    ap.add_argument("--gallery", help="also write the README's figures and their CSVs here (docs/figures)")
+    ap.add_argument("--shared", help="the shared data folder the sweeps ran with, written {shared} in the CSVs")
     args = ap.parse_args()
     out = os.path.join(args.results, "figures")
     os.makedirs(out, exist_ok=True)
@@ -196,6 +246,14 @@ def main():
         fig.tight_layout()
         path = os.path.join(out, f"{name}.png")
         fig.savefig(path)
+        if args.gallery and name in GALLERY:
+            os.makedirs(args.gallery, exist_ok=True)
+            text = gallery_csv(args.results, name, args.shared)
+            with open(os.path.join(args.gallery, f"{name}.csv"), "w") as f:
+                f.write(text)
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            fig.savefig(os.path.join(args.gallery, f"{name}.png"), metadata={"Description": f"csv-sha256 {digest}"})
+            print(os.path.join(args.gallery, f"{name}.png"))
         plt.close(fig)
         drawn.append((name, caption))
         headlines.update(numbers)

@@ -404,7 +404,8 @@ nlohmann::json runWorkload(const RunRequest& req, const hw::HwConfig& cfg, Workl
     return j;
 }
 
-nlohmann::json placeAndRouteTestbench(const RunRequest& req, std::string* svg) {
+nlohmann::json placeAndRouteTestbench(const RunRequest& req, std::string* svg,
+                                      hw::pnr::FloorplanColors colors) {
     const auto cfg = hardwareOf(req);
     const auto& tbench = findTestbench(req.testbench);
     Knobs knobs(tbench.name(), tbench.knobs(), req.knobs);
@@ -416,7 +417,7 @@ nlohmann::json placeAndRouteTestbench(const RunRequest& req, std::string* svg) {
     j["testbench"] = tbench.name();
     j["params"] = w.params;
     j["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (svg) *svg = hw::pnr::floorplanSvg(w.graph, cfg, r);
+    if (svg) *svg = hw::pnr::floorplanSvg(w.graph, cfg, r, colors);
     return j;
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hw/config/HwConfig.h"
+#include "hw/pnr/Floorplan.h"
 #include "hw/pnr/Lowering.h"
 #include "models/roofline/RooflineSimulator.h"
 #include "testbenches/Testbench.h"
@@ -81,13 +82,14 @@ nlohmann::json runWorkload(const RunRequest& r, const hw::HwConfig& cfg, Workloa
                            std::function<step::Graph()> golden = {});
 // The request's hardware: its preset or file, with its overrides applied.
 hw::HwConfig hardwareOf(const RunRequest& r);
-// Place-and-route of the testbench's graph on the request's hardware (no simulation): the report of
-// pnr.json, and the floorplan as SVG if `svg` is given.
 // The roofline and the cycle backend on the same graph: both results, their ratio, the physical lower
 // bounds (off-chip bytes at the memory's peak, FLOPs at the assigned PCUs' and at the chip's peak), and
 // where the cycle level's cycles went (stall cycles by cause and unit kind, the busiest switches' links and
 // memory channels).
 nlohmann::json compareBackends(const RunRequest& r);
-nlohmann::json placeAndRouteTestbench(const RunRequest& r, std::string* svg = nullptr);
+// Place-and-route of the testbench's graph on the request's hardware (no simulation): the report of
+// pnr.json, and the floorplan as SVG, coloured as `colors` says, if `svg` is given.
+nlohmann::json placeAndRouteTestbench(const RunRequest& r, std::string* svg = nullptr,
+                                      hw::pnr::FloorplanColors colors = hw::pnr::FloorplanColors::Auto);
 
 } // namespace steprdu::tb

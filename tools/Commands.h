@@ -53,5 +53,7 @@ int cmdDiffTest(const Args& args);
 // steprdu sweep / collect: hardware and workload sweeps that resume, run locally or emit job files.
 int cmdSweep(const Args& args);
 int cmdCollect(const Args& args);
+// steprdu plot: a sweep directory's results as a PNG.
+int cmdPlot(const Args& args);
 
 } // namespace steprdu::cli

@@ -21,14 +21,20 @@ int cmdPnr(const Args& args) {
     addHardwareOptions(
         opts, req.hw, req.sets,
         "override a hardware key, e.g. --set pnr.seed=7 or --set pnr.on_overflow=shrink (repeatable)");
-    opts.add_options()("out", po::value(&out), "write pnr.json and floorplan.svg here");
+    std::string colorBy = "auto";
+    opts.add_options()("out", po::value(&out), "write pnr.json and floorplan.svg here")(
+        "color-by", po::value(&colorBy)->default_value(colorBy),
+        "floorplan colours: group (the operator name's prefix: an expert e3, a region r1), kind (STeP "
+        "operator), operator, or auto (groups where the names make them, else operators up to 12, else "
+        "kinds)");
     std::vector<std::string> positional;
     if (parseOrHelp("pnr", args, opts, &positional, f,
                     "Place and route the testbench's graph on the chip, without simulating it."))
         return 0;
     takeTestbench("pnr", positional, req);
+    const auto colors = hw::pnr::parseFloorplanColors(colorBy);
     std::string svg;
-    const nlohmann::json j = tb::placeAndRouteTestbench(req, out.empty() ? nullptr : &svg);
+    const nlohmann::json j = tb::placeAndRouteTestbench(req, out.empty() ? nullptr : &svg, colors);
     writeOut(out, {{"pnr.json", j.dump(2) + "\n"}, {"floorplan.svg", svg}});
     printWarnings(j, f);
     if (f.json) {

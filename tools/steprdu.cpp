@@ -74,6 +74,11 @@ const std::vector<Command>& commands() {
         {"collect",
          R"(collect DIR                       merge a sweep's finished points into DIR/results.csv)",
          cmdCollect},
+        {"plot",
+         R"(plot DIR [--x AXIS] [--y COLUMN] [--out FILE] [--logy] [--json]
+                                              a sweep's results.csv as a PNG: an axis against cycles, a
+                                              series per backend and label, failed points marked)",
+         cmdPlot},
     };
     return table;
 }

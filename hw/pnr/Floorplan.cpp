@@ -1,25 +1,168 @@
 #include "hw/pnr/Floorplan.h"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "hw/arch/MeshPath.h"
+#include "util/Error.h"
 
 namespace steprdu::hw::pnr {
 
-std::string floorplanSvg(const step::Graph& g, const HwConfig& cfg, const PnrResult& r) {
+FloorplanColors parseFloorplanColors(const std::string& s) {
+    if (s == "auto") return FloorplanColors::Auto;
+    if (s == "group") return FloorplanColors::Group;
+    if (s == "kind") return FloorplanColors::Kind;
+    if (s == "operator") return FloorplanColors::Operator;
+    throw BadInput("--color-by: " + expectedFound("auto, group, kind or operator", "'" + s + "'"));
+}
+
+namespace {
+
+constexpr int kMaxLegend = 12;
+// Eleven colours told apart at a glance (Tableau's); grey stands for "shared" and for what the legend merges.
+constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                    "#e377c2", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78"};
+constexpr const char* kGrey = "#9a9a9a";
+constexpr const char* kShared = "shared";
+
+std::string prefixOf(const std::string& name) {
+    const auto dot = name.find('.');
+    return dot == std::string::npos || dot == 0 ? kShared : name.substr(0, dot);
+}
+
+std::string hueFill(const std::string& name, int saturation, int lightness) {
+    return fmt::format("hsl({},{}%,{}%)", std::hash<std::string>{}(name) % 360, saturation, lightness);
+}
+
+// What each placed operator is drawn as: its legend entry, whose colour it takes.
+struct Coloring {
+    struct Entry {
+        std::string key, fill;
+        std::vector<int> ops;
+    };
+    FloorplanColors mode = FloorplanColors::Operator; // resolved: never Auto
+    std::vector<Entry> entries;
+    std::vector<int> entryOf; // per operator, -1 for one without units of its own
+};
+
+Coloring colorOperators(const step::Graph& g, const std::vector<int>& shown, FloorplanColors colors,
+                        const PnrResult& r) {
+    Coloring c;
+    c.entryOf.assign(g.numOps(), -1);
+    if (colors == FloorplanColors::Auto) {
+        std::vector<std::string> groups;
+        for (int i : shown)
+            if (auto k = prefixOf(g.op(i).name());
+                k != kShared && std::find(groups.begin(), groups.end(), k) == groups.end())
+                groups.push_back(k);
+        colors = !groups.empty() && groups.size() + 1 < shown.size() ? FloorplanColors::Group
+                 : static_cast<int>(shown.size()) <= kMaxLegend      ? FloorplanColors::Operator
+                                                                     : FloorplanColors::Kind;
+    }
+    c.mode = colors;
+    if (colors == FloorplanColors::Operator) {
+        for (int i : shown) {
+            c.entryOf[i] = static_cast<int>(c.entries.size());
+            c.entries.push_back({g.op(i).name(), hueFill(g.op(i).name(), 70, 55), {i}});
+        }
+        return c;
+    }
+    // Keys in order of first appearance, counted by units; past the legend's size the keys with the fewest
+    // units share one grey entry.
+    std::vector<std::string> keys;
+    std::map<std::string, std::size_t> units;
+    for (int i : shown) {
+        std::string k = colors == FloorplanColors::Group ? prefixOf(g.op(i).name()) : g.op(i).kind();
+        if (!units.count(k)) keys.push_back(k);
+        units[k] += r.placement.ops[i].units.size();
+    }
+    std::vector<std::string> kept = keys;
+    if (static_cast<int>(keys.size()) > kMaxLegend) {
+        std::stable_sort(kept.begin(), kept.end(),
+                         [&](const auto& a, const auto& b) { return units[a] > units[b]; });
+        kept.resize(kMaxLegend - 1);
+    }
+    std::map<std::string, int> entryOfKey;
+    int colour = 0;
+    for (const auto& k : keys) {
+        if (std::find(kept.begin(), kept.end(), k) == kept.end()) continue;
+        entryOfKey[k] = static_cast<int>(c.entries.size());
+        const bool grey = k == kShared || colour == static_cast<int>(std::size(kPalette));
+        c.entries.push_back({k, grey ? kGrey : kPalette[colour++], {}});
+    }
+    const int merged = static_cast<int>(keys.size() - kept.size());
+    if (merged > 0) {
+        entryOfKey[""] = static_cast<int>(c.entries.size());
+        c.entries.push_back(
+            {fmt::format("{} more {}s", merged, colors == FloorplanColors::Group ? "group" : "kind"),
+             kGrey,
+             {}});
+    }
+    for (int i : shown) {
+        std::string k = colors == FloorplanColors::Group ? prefixOf(g.op(i).name()) : g.op(i).kind();
+        const int e = entryOfKey.count(k) ? entryOfKey[k] : entryOfKey[""];
+        c.entryOf[i] = e;
+        c.entries[e].ops.push_back(i);
+    }
+    return c;
+}
+
+} // namespace
+
+std::string floorplanSvg(const step::Graph& g, const HwConfig& cfg, const PnrResult& r,
+                         FloorplanColors colors) {
     const ChipLayout L(cfg.chip);
-    constexpr int kCell = 12, kMargin = 24, kLegendRow = 11, kLegendColumn = 190;
-    // The operators with units of their own, for the legend: a swatch, the name and the units.
+    constexpr int kCell = 12, kMargin = 24, kLegendRow = 11;
+    // The operators with units of their own, coloured by their legend entry.
     std::vector<int> shown;
     for (int i = 0; i < g.numOps(); ++i)
         if (!r.placement.ops[i].folded && !r.placement.ops[i].units.empty()) shown.push_back(i);
+    const Coloring c = colorOperators(g, shown, colors, r);
+    const bool perOperator = c.mode == FloorplanColors::Operator;
+    auto fillOf = [&](int op) {
+        return c.entryOf[op] < 0 ? std::string(kGrey) : c.entries[c.entryOf[op]].fill;
+    };
     const int gridWidth = L.cols() * kCell + 2 * kMargin, gridHeight = L.rows() * kCell + 2 * kMargin;
     const int perColumn = std::max(1, (gridHeight - kMargin) / kLegendRow);
-    const int legendColumns = (static_cast<int>(shown.size()) + perColumn - 1) / perColumn;
-    const int width = gridWidth + legendColumns * kLegendColumn, height = gridHeight;
+    const int legendColumns = (static_cast<int>(c.entries.size()) + perColumn - 1) / perColumn;
+    // The legend: colour to operator, with its units and the lanes of its widest output stream; or colour to
+    // group or kind, with its operators and units. Columns as wide as their longest line.
+    std::vector<std::string> legend;
+    for (std::size_t k = 0; k < c.entries.size(); ++k) {
+        const auto& e = c.entries[k];
+        std::string text;
+        if (perOperator) {
+            const int i = e.ops[0];
+            const auto& units = r.placement.ops[i].units;
+            int lanes = 1;
+            for (int o = 0; o < static_cast<int>(g.op(i).outputs().size()); ++o)
+                lanes = std::max(lanes, r.placement.lanes(i, o));
+            text = fmt::format("{} ({} {}{})", e.key, units.size(),
+                               kindName(units.front().kind) + (units.size() > 1 ? "s" : ""),
+                               lanes > 1 ? fmt::format(", {} lanes out", lanes) : "");
+        } else {
+            std::map<UnitKind, int> count;
+            for (int i : e.ops)
+                for (const auto& u : r.placement.ops[i].units)
+                    ++count[u.kind];
+            for (const auto& st : r.placement.stages)
+                if (c.entryOf[st.consumer] == static_cast<int>(k)) count[UnitKind::Pmu] += st.pmus.size();
+            text = fmt::format("{} ({} operator{}", e.key, e.ops.size(), e.ops.size() > 1 ? "s" : "");
+            for (UnitKind u : {UnitKind::Pcu, UnitKind::Pmu, UnitKind::Agcu})
+                if (count[u] > 0)
+                    text += fmt::format(", {} {}{}", count[u], kindName(u), count[u] > 1 ? "s" : "");
+            text += ")";
+        }
+        legend.push_back(text);
+    }
+    std::size_t longest = 0;
+    for (const auto& t : legend)
+        longest = std::max(longest, t.size());
+    const int legendColumn = std::max(190, 16 + 5 * static_cast<int>(longest));
+    const int width = gridWidth + legendColumns * legendColumn, height = gridHeight;
     std::string s = fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
         "font-family=\"sans-serif\" font-size=\"8\">\n<rect width=\"100%\" height=\"100%\" "
@@ -42,26 +185,22 @@ std::string floorplanSvg(const step::Graph& g, const HwConfig& cfg, const PnrRes
         s += fmt::format(
             "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#999\" stroke-width=\"0.5\"/>\n",
             kMargin, kMargin + row * kCell, kMargin + L.cols() * kCell);
-    // Units, coloured by the operator they host (a hue from its name).
-    auto hue = [](const std::string& name) { return static_cast<int>(std::hash<std::string>{}(name) % 360); };
-    for (int i = 0; i < g.numOps(); ++i) {
-        const auto& p = r.placement.ops[i];
-        if (p.folded || p.units.empty()) continue;
-        for (const auto& site : p.units) {
+    // Units in the colour of the operator they host; a stage PMU paler, in its consumer's.
+    for (int i : shown)
+        for (const auto& site : r.placement.ops[i].units) {
             if (site.kind == UnitKind::Agcu) continue;
-            s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"hsl({},70%,55%)\" "
+            s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
                              "stroke=\"{}\"><title>{} ({} {})</title></rect>\n",
                              kMargin + site.col * kCell + 1, kMargin + site.row * kCell + 1, kCell - 2,
-                             kCell - 2, hue(g.op(i).name()), site.kind == UnitKind::Pcu ? "black" : "none",
+                             kCell - 2, fillOf(i), site.kind == UnitKind::Pcu ? "black" : "none",
                              g.op(i).name(), kindName(site.kind), siteName(site.row, site.col, site.kind));
         }
-    }
     for (const auto& st : r.placement.stages)
         for (const auto& site : st.pmus)
-            s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"hsl({},40%,80%)\">"
-                             "<title>stage of {} input {}</title></rect>\n",
+            s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+                             "fill-opacity=\"0.4\"><title>stage of {} input {}</title></rect>\n",
                              kMargin + site.col * kCell + 1, kMargin + site.row * kCell + 1, kCell - 2,
-                             kCell - 2, hue(g.op(st.consumer).name()), g.op(st.consumer).name(), st.port);
+                             kCell - 2, fillOf(st.consumer), g.op(st.consumer).name(), st.port);
     for (const auto& a : L.agcus())
         s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"#333\"><title>{}</title></circle>\n",
                          x(a.col), y(a.row), agcuName(a.index));
@@ -78,9 +217,10 @@ std::string floorplanSvg(const step::Graph& g, const HwConfig& cfg, const PnrRes
             col += (dir == East) - (dir == West);
             points += fmt::format(" {},{}", x(col), y(row));
         }
-        s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"hsla({},80%,35%,0.6)\" "
+        const std::string stroke = perOperator || net.op < 0 ? hueFill(net.name, 80, 35) : fillOf(net.op);
+        s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-opacity=\"0.6\" "
                          "stroke-width=\"{:.2f}\"><title>{}</title></polyline>\n",
-                         points, hue(net.name), std::clamp(4.0 * net.rate / flit, 0.3, 4.0), net.name);
+                         points, stroke, std::clamp(4.0 * net.rate / flit, 0.3, 4.0), net.name);
     }
     // Links left over-subscribed: red, beside the routes (each direction on its own side), with their load in
     // link bandwidths.
@@ -103,33 +243,30 @@ std::string floorplanSvg(const step::Graph& g, const HwConfig& cfg, const PnrRes
                      : "middle",
             load);
     }
-    // Labels on compute groups and buffers of several units, at their centre.
-    for (int i : shown) {
-        const auto& units = r.placement.ops[i].units;
-        if (units.size() < 4) continue;
+    // Labels at the centre of each entry's PCUs and PMUs where it has four or more: an operator's compute
+    // group or buffer, or a group (an expert, a region). Kinds are spread over the chip and go unlabelled.
+    for (const auto& e : c.entries) {
+        if (c.mode == FloorplanColors::Kind || e.fill == kGrey) continue;
         double cx = 0, cy = 0;
-        for (const auto& u : units) {
-            cx += x(u.col);
-            cy += y(u.row);
-        }
+        int n = 0;
+        for (int i : e.ops)
+            for (const auto& u : r.placement.ops[i].units)
+                if (u.kind != UnitKind::Agcu || perOperator) {
+                    cx += x(u.col);
+                    cy += y(u.row);
+                    ++n;
+                }
+        if (n < 4) continue;
         s += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"middle\" font-weight=\"bold\" "
                          "stroke=\"white\" stroke-width=\"2\" paint-order=\"stroke\">{}</text>\n",
-                         cx / units.size(), cy / units.size(), g.op(i).name());
+                         cx / n, cy / n, e.key);
     }
-    // The legend: colour to operator, with its units and the lanes of its widest output stream.
-    for (std::size_t k = 0; k < shown.size(); ++k) {
-        const int i = shown[k];
-        const int lx = gridWidth + static_cast<int>(k) / perColumn * kLegendColumn,
+    for (std::size_t k = 0; k < c.entries.size(); ++k) {
+        const int lx = gridWidth + static_cast<int>(k) / perColumn * legendColumn,
                   ly = kMargin + static_cast<int>(k) % perColumn * kLegendRow;
-        const auto& units = r.placement.ops[i].units;
-        int lanes = 1;
-        for (int o = 0; o < static_cast<int>(g.op(i).outputs().size()); ++o)
-            lanes = std::max(lanes, r.placement.lanes(i, o));
-        s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"hsl({},70%,55%)\"/>"
-                         "<text x=\"{}\" y=\"{}\">{} ({} {}{})</text>\n",
-                         lx, ly, hue(g.op(i).name()), lx + 11, ly + 7, g.op(i).name(), units.size(),
-                         kindName(units.front().kind) + (units.size() > 1 ? "s" : ""),
-                         lanes > 1 ? fmt::format(", {} lanes out", lanes) : "");
+        s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"{}\"/>"
+                         "<text x=\"{}\" y=\"{}\">{}</text>\n",
+                         lx, ly, c.entries[k].fill, lx + 11, ly + 7, legend[k]);
     }
     s += fmt::format(
         "<text x=\"{}\" y=\"14\">{}: {} PCUs, {} PMUs, {} AGCUs used; routes by bandwidth; over-subscribed "

@@ -48,13 +48,14 @@ from steprdu.datatypes import (
     Uint64,
 )
 from steprdu.results import Result, load, load_stats
+from steprdu import sweep_plot as _sweep_plot
 
 __all__ = [
     "ArgumentError", "BadInputError", "DeadlockError", "Error", "InternalError", "LimitError", "MissingKeyError",
     "OutOfRangeError", "Dim", "Expr", "Function", "Graph", "InitFn", "Op", "Shape", "Stream", "ceil_div",
     "accum_fn", "init_fn", "map_accum_fn", "map_fn", "ops", "Bool", "BFloat16", "Buffer", "DynDim", "DynTile",
     "Float16", "Float32", "Tile", "Uint64", "HBMConfig", "SimConfig", "Result", "load", "load_stats", "simulate",
-    "run", "testbenches", "BACKENDS",
+    "run", "testbenches", "plot", "BACKENDS",
 ]
 
 BACKENDS = ("interp", "roofline", "cycle")
@@ -223,3 +224,16 @@ def run(testbench, backend="roofline", hw="step_eval", set=None, functional=Fals
 def testbenches():
     """The built-in testbenches: {name: {"doc": text, "knobs": {knob: {"default": text, "doc": text}}}}."""
     return _steprdu.testbenches()
+
+
+@_api.public
+def plot(sweep_dir, x=None, y="cycles", out=None, logy=False):
+    """Draws a sweep directory's results.csv (steprdu sweep --out) as a PNG, as `steprdu plot` does: the swept
+    axis `x` (default: the sweep's first) against the column `y`, one series per backend, series label and
+    value of the other axes, failed points marked in red at the foot. Writes `out` (default DIR/plot.png) and
+    returns what it drew: {"out", "x", "y", "series": {label: points}, "failed", "pending"}. Needs
+    python3-matplotlib; raises BadInputError naming the file or option it cannot use."""
+    try:
+        return _sweep_plot.plot(_os.fspath(sweep_dir), x=x, y=y, out=out, logy=logy)
+    except _sweep_plot.PlotError as e:
+        raise BadInputError(f"steprdu.plot: {e}") from None

@@ -1,4 +1,5 @@
 // The steprdu command line: exit codes and one-line messages for bad input (docs/cli.md).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -82,7 +83,7 @@ TEST(CliErrors, UnknownCommandNamesTheCommandsAndTheNearest) {
     EXPECT_NE(oneLine(r.err).find("unknown command 'rn'; expected list, run, run-graph, analyze"),
               std::string::npos)
         << r.err;
-    EXPECT_NE(r.err.find("sweep or collect, found 'rn'; did you mean 'run'?"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("collect or plot, found 'rn'; did you mean 'run'?"), std::string::npos) << r.err;
     r = run("colect dir");
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(oneLine(r.err).find("did you mean 'collect'?"), std::string::npos) << r.err;
@@ -629,6 +630,51 @@ TEST(CliCompare, NamesTheLastOperatorsAndTheBusiestStreamsAndWritesOut) {
     const std::string text = slurp(dir / "compare.txt");
     EXPECT_NE(text.find("last operators to finish"), std::string::npos) << text;
     EXPECT_EQ(text.find("busiest memory channels"), std::string::npos) << text;
+    std::filesystem::remove_all(dir);
+}
+
+// A floorplan coloured by group: MoE's experts (e0.up, e0.down, ... are expert e0) each one colour, one
+// legend entry and one label, the operators without a prefix grey as "shared"; by kind, one entry per STeP
+// operator; a bad --color-by exits 2 naming the values it takes.
+TEST(CliPnr, TheFloorplanColoursExpertsAndKindsWithAShortLegend) {
+    const auto dir = std::filesystem::temp_directory_path() / "steprdu-floorplan-groups";
+    std::filesystem::remove_all(dir);
+    auto legendOf = [](const std::string& svg) {
+        std::vector<std::string> lines;
+        const std::string swatch = "width=\"8\" height=\"8\"";
+        for (auto at = svg.find(swatch); at != std::string::npos; at = svg.find(swatch, at + 1)) {
+            const auto text = svg.find("\">", svg.find("<text", at)) + 2;
+            lines.push_back(svg.substr(text, svg.find('<', text) - text));
+        }
+        return lines;
+    };
+    auto r = run("pnr moe --quiet --out " + dir.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string svg = slurp(dir / "floorplan.svg");
+    const auto legend = legendOf(svg);
+    ASSERT_EQ(legend.size(), 9u) << svg; // shared and eight experts, by default (auto finds the groups)
+    EXPECT_EQ(legend[0].rfind("shared (", 0), 0u) << legend[0];
+    for (int e = 0; e < 8; ++e) {
+        const std::string key = "e" + std::to_string(e);
+        EXPECT_TRUE(std::any_of(legend.begin(), legend.end(), [&](const std::string& l) {
+            return l.rfind(key + " (12 operators, ", 0) == 0;
+        })) << key;
+        EXPECT_NE(svg.find("paint-order=\"stroke\">" + key + "<"), std::string::npos) << key << " unlabelled";
+    }
+    // Eight colours for the experts, then grey for what is shared.
+    EXPECT_NE(svg.find("fill=\"#1f77b4\"/><text"), std::string::npos);
+    EXPECT_NE(svg.find("fill=\"#9a9a9a\"/><text"), std::string::npos);
+    r = run("pnr moe --quiet --color-by kind --out " + dir.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto kinds = legendOf(slurp(dir / "floorplan.svg"));
+    EXPECT_LE(kinds.size(), 12u);
+    EXPECT_TRUE(std::any_of(kinds.begin(), kinds.end(),
+                            [](const std::string& l) { return l.rfind("Map (", 0) == 0; }));
+    r = run("pnr moe --quiet --color-by rainbow --out " + dir.string());
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--color-by: expected auto, group, kind or operator, found 'rainbow'"),
+              std::string::npos)
+        << r.err;
     std::filesystem::remove_all(dir);
 }
 
