@@ -1,6 +1,7 @@
 #include "testbenches/Runner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -8,12 +9,14 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "hw/CycleSimulator.h"
 #include "hw/config/HwConfigLoader.h"
 #include "hw/config/StepCompat.h"
+#include "hw/mem/MemoryMap.h"
 #include "hw/mem/StepNodeTier.h"
 #include "hw/pnr/Floorplan.h"
 #include "hw/pnr/PlaceAndRoute.h"
@@ -157,39 +160,119 @@ nlohmann::json readJsonFile(const std::string& path) {
     return j;
 }
 
+// One cycle-level run with the options `o` (placement, streams, values) and the request's limits: the result
+// with the stats, trace and tensors `art` asks for.
+nlohmann::json simulateOnce(const RunRequest& req, const hw::HwConfig& cfg, Workload& w,
+                            const std::function<step::Graph()>& golden, RunArtifacts* art,
+                            hw::CycleOptions& o) {
+    std::optional<Timeline> timeline;
+    applyLimits(req, o, timeline);
+    step::TensorStore store(w.graph, req.functional);
+    auto r = hw::CycleSimulator(cfg, o).run(w.graph, store);
+    nlohmann::json out = r.summary;
+    out["cycles"] = r.cycles;
+    out["wall_seconds"] = r.wallSeconds;
+    out["sim_cycles_per_second"] = r.wallSeconds > 0 ? r.cycles / r.wallSeconds : 0.0;
+    out["events"] = r.events;
+    out["events_per_second"] = r.wallSeconds > 0 ? r.events / r.wallSeconds : 0.0;
+    if (req.functional) {
+        if (w.check) out["rel_error"] = w.check(store);
+        // The scoreboard: the interpreter's results on the same program.
+        step::Graph g = golden();
+        step::Interpreter interp(true);
+        interp.run(g);
+        out["scoreboard"] = compareMemories(w.graph, store, interp.memory());
+        if (art) out["_tensors"] = tensorValuesJson(w.graph, store);
+    }
+    if (art) out["_stats"] = {{"json", r.stats.toJson()}, {"csv", r.stats.toCsv()}};
+    if (timeline) out["_trace"] = timeline->json();
+    return out;
+}
+
+// How many of the starts' placements a cycle run simulates to keep the fastest: pnr.evaluate of them, where
+// the annealer has several starts to choose from.
+int placementsToEvaluate(const hw::HwConfig& cfg) {
+    if (cfg.rdn.topology != hw::Topology::Mesh || cfg.pnr.placer != hw::Placer::Anneal) return 1;
+    return std::clamp(cfg.pnr.evaluate, 1, cfg.pnr.starts);
+}
+
+// Place and route with pnr.evaluate > 1: the best-predicted starts are each simulated in full by `simulate`
+// (given its pnr.json with the placement; in a child process, two at a time) and the one with the fewest
+// cycles is kept, the prediction breaking ties. If the best-predicted start's run fails, that error is
+// thrown, as without evaluating. The kept run's pnr.json gains "evaluated" (each start's seed and cycles, in
+// predicted order) and the seconds spent in "seconds.evaluate".
+struct Evaluation {
+    std::vector<hw::pnr::PnrResult> ranked;
+    std::size_t kept = 0;
+    nlohmann::json result; // the kept run's
+};
+Evaluation evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
+                              const std::function<nlohmann::json(const nlohmann::json&)>& simulate) {
+    w.graph.finalize();
+    hw::MemoryMap::check(cfg); // before placing, as a single run checks it
+    Evaluation e;
+    e.ranked = hw::pnr::placeAndRouteRanked(w.graph, cfg, loweringOptions(w), placementsToEvaluate(cfg));
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t n = e.ranked.size();
+    std::vector<nlohmann::json> results(n);
+    std::vector<std::exception_ptr> errors(n);
+    {
+        std::atomic<std::size_t> next{0};
+        auto work = [&] {
+            for (std::size_t i; (i = next++) < n;) {
+                try {
+                    results[i] = simulate(e.ranked[i].report);
+                } catch (...) {
+                    errors[i] = std::current_exception();
+                }
+            }
+        };
+        std::thread other(work);
+        work();
+        other.join();
+    }
+    if (errors[0]) std::rethrow_exception(errors[0]);
+    nlohmann::json evaluated = nlohmann::json::array();
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool ran = !errors[i];
+        evaluated.push_back(
+            {{"seed", e.ranked[i].report["seed"]}, {"cycles", ran ? results[i]["cycles"] : nullptr}});
+        if (ran && results[i]["cycles"].get<std::int64_t>() < results[e.kept]["cycles"].get<std::int64_t>())
+            e.kept = i;
+    }
+    nlohmann::json& report = e.ranked[e.kept].report;
+    report["evaluated"] = evaluated;
+    report["seconds"]["evaluate"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    e.result = std::move(results[e.kept]);
+    return e;
+}
+
 nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload& w,
                         const std::function<step::Graph()>& golden, RunArtifacts* art) {
-    return runInChild([&]() -> nlohmann::json {
-        hw::CycleOptions o;
-        o.streams = loweringOptions(w);
-        o.functional = req.functional;
-        if (!req.placement.empty()) {
-            o.placementFrom = placementFile(req.placement);
-            o.placement = readJsonFile(o.placementFrom);
-        }
-        std::optional<Timeline> timeline;
-        applyLimits(req, o, timeline);
-        step::TensorStore store(w.graph, req.functional);
-        auto r = hw::CycleSimulator(cfg, o).run(w.graph, store);
-        nlohmann::json out = r.summary;
-        out["cycles"] = r.cycles;
-        out["wall_seconds"] = r.wallSeconds;
-        out["sim_cycles_per_second"] = r.wallSeconds > 0 ? r.cycles / r.wallSeconds : 0.0;
-        out["events"] = r.events;
-        out["events_per_second"] = r.wallSeconds > 0 ? r.events / r.wallSeconds : 0.0;
-        if (req.functional) {
-            if (w.check) out["rel_error"] = w.check(store);
-            // The scoreboard: the interpreter's results on the same program.
-            step::Graph g = golden();
-            step::Interpreter interp(true);
-            interp.run(g);
-            out["scoreboard"] = compareMemories(w.graph, store, interp.memory());
-            if (art) out["_tensors"] = tensorValuesJson(w.graph, store);
-        }
-        if (art) out["_stats"] = {{"json", r.stats.toJson()}, {"csv", r.stats.toCsv()}};
-        if (timeline) out["_trace"] = timeline->json();
-        return out;
-    });
+    // One simulation in a child process, placed and routed anew or on `placement` (a pnr.json from `from`).
+    auto simulate = [&](const nlohmann::json* placement, const std::string& from) {
+        return runInChild([&]() -> nlohmann::json {
+            hw::CycleOptions o;
+            o.streams = loweringOptions(w);
+            o.functional = req.functional;
+            if (placement) {
+                o.placementFrom = from;
+                o.placement = *placement;
+            }
+            return simulateOnce(req, cfg, w, golden, art, o);
+        });
+    };
+    if (!req.placement.empty()) {
+        const std::string file = placementFile(req.placement);
+        const nlohmann::json placement = readJsonFile(file);
+        return simulate(&placement, file);
+    }
+    if (placementsToEvaluate(cfg) <= 1) return simulate(nullptr, "");
+    Evaluation e =
+        evaluatePlacements(cfg, w, [&](const nlohmann::json& placement) { return simulate(&placement, ""); });
+    e.result["pnr"] = e.ranked[e.kept].report; // placed here, not reused
+    return e.result;
 }
 
 // The backend and the options that depend on it.
@@ -412,7 +495,21 @@ nlohmann::json placeAndRouteTestbench(const RunRequest& req, std::string* svg,
     auto w = tbench.build(knobs, false);
     w.graph.finalize();
     const auto t0 = std::chrono::steady_clock::now();
-    const auto r = hw::pnr::placeAndRoute(w.graph, cfg, loweringOptions(w));
+    // As a cycle run places it, so that a sweep's shared placement is the one `run` would use.
+    Evaluation e;
+    if (placementsToEvaluate(cfg) > 1)
+        e = evaluatePlacements(cfg, w, [&](const nlohmann::json& placement) {
+            return runInChild([&] {
+                hw::CycleOptions o;
+                o.streams = loweringOptions(w);
+                o.placement = placement;
+                step::TensorStore store(w.graph, false);
+                return nlohmann::json{{"cycles", hw::CycleSimulator(cfg, o).run(w.graph, store).cycles}};
+            });
+        });
+    else
+        e.ranked.push_back(hw::pnr::placeAndRoute(w.graph, cfg, loweringOptions(w)));
+    const hw::pnr::PnrResult& r = e.ranked[e.kept];
     nlohmann::json j = r.report;
     j["testbench"] = tbench.name();
     j["params"] = w.params;

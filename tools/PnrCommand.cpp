@@ -74,10 +74,20 @@ int cmdPnr(const Args& args) {
                 rep["oversubscription_after"].get<double>(),
                 rep["kept"].get<bool>() ? "" : " (not kept: routed again, no lighter)");
     }
+    if (j.contains("evaluated")) {
+        std::string line;
+        for (const auto& e : j["evaluated"])
+            line += fmt::format("{}seed {} {}", line.empty() ? "" : ", ", e["seed"].get<int>(),
+                                e["cycles"].is_null() ? std::string("failed") : e["cycles"].dump());
+        std::cout << fmt::format("  simulated starts       {} cycles; kept seed {}\n", line,
+                                 j["seed"].get<int>());
+    }
     const auto& s = j["seconds"];
-    std::cout << fmt::format("  wall seconds           {:.3f} (lower {:.3f}, place {:.3f}, route {:.3f})\n",
-                             j["wall_seconds"].get<double>(), s["lower"].get<double>(),
-                             s["place"].get<double>(), s["route"].get<double>());
+    std::cout << fmt::format(
+        "  wall seconds           {:.3f} (lower {:.3f}, place {:.3f}, route {:.3f}{})\n",
+        j["wall_seconds"].get<double>(), s["lower"].get<double>(), s["place"].get<double>(),
+        s["route"].get<double>(),
+        s.contains("evaluate") ? fmt::format(", evaluate {:.3f}", s["evaluate"].get<double>()) : "");
     if (!out.empty())
         std::cout << fmt::format("  wrote                  {0}/pnr.json, {0}/floorplan.svg\n", out);
     return 0;

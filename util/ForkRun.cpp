@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include <sys/wait.h>
@@ -46,10 +47,18 @@ nlohmann::json runInChild(const std::function<nlohmann::json()>& fn) {
     const char* noFork = std::getenv("STEPRDU_NO_FORK");
     if (noFork && std::string(noFork) == "1") return unwrap(capture(fn));
     int fds[2];
+    // Threads may run children at once: a child forked while another thread's pipe still has its write end
+    // open here would hold that end too, and the other reader would not see its child's end of output.
+    static std::mutex forking;
+    std::unique_lock<std::mutex> lock(forking);
     if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     std::fflush(nullptr);
     pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    }
     if (pid == 0) {
         close(fds[0]);
         std::string out = capture(fn).dump();
@@ -64,6 +73,7 @@ nlohmann::json runInChild(const std::function<nlohmann::json()>& fn) {
         _exit(0);
     }
     close(fds[1]);
+    lock.unlock();
     std::string text;
     char buf[65536];
     for (;;) {

@@ -153,6 +153,7 @@ std::vector<ConfigKey> buildSchema() {
         choice("pnr.placer", &C::pnr, &PnrConfig::placer, "anneal (constructive start refined by simulated annealing) or constructive (the start alone)"),
         key("pnr.seed", &C::pnr, &PnrConfig::seed, {0, 2147483647}, "random seed of the annealer (same seed, same placement)"),
         key("pnr.starts", &C::pnr, &PnrConfig::starts, {1, 64}, "annealing runs, from seeds seed, seed + 1, ...; the one with the shortest drain, then whose routes load the busiest link least, is kept (docs/cycle.md)"),
+        key("pnr.evaluate", &C::pnr, &PnrConfig::evaluate, {0, 64}, "of the starts, the ones with the best predictions that the cycle backend simulates in full (run, compare, pnr and sweeps' placements), two at a time; the fewest cycles wins, the prediction breaking ties (0 or 1: the prediction alone; docs/cycle.md)"),
         key("pnr.effort", &C::pnr, &PnrConfig::effort, {0.01, 100}, "scales the annealer's moves per temperature"),
         key("pnr.congestion_weight", &C::pnr, &PnrConfig::congestion_weight, {0, 1000}, "weight of estimated link over-subscription against wirelength in the placement cost"),
         key("pnr.route_iterations", &C::pnr, &PnrConfig::route_iterations, {1, 1000}, "negotiated-congestion routing rounds at most"),

@@ -149,6 +149,7 @@ struct PnrConfig {
     Placer placer = Placer::Anneal; // anneal (constructive start, then annealing) | constructive
     int seed = 1;
     int starts = 4;                 // annealing runs from seeds seed, seed + 1, ...; the best routed one wins
+    int evaluate = 4;               // the predicted best starts a cycle run simulates; the fastest is kept
     double effort = 1.0;            // scales the annealer's moves per temperature
     double congestion_weight = 4.0; // lambda_cong of the placement cost
     int route_iterations = 50;      // negotiated-congestion rounds at most

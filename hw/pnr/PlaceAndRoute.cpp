@@ -121,10 +121,84 @@ PlacedAndRouted placeOnce(const step::Graph& g, const HwConfig& cfg, const Virtu
     return p;
 }
 
+// The result of one start with its report (pnr.json without the placement, which the caller adds).
+PnrResult reportOn(const step::Graph& g, const HwConfig& cfg, const VirtualUnits& v, PlacedAndRouted best,
+                   int seed, const nlohmann::json& startLoads, bool mesh, const nlohmann::json& seconds) {
+    const ChipLayout L(cfg.chip);
+    PnrResult r = std::move(best.result);
+    const AnnealStats& anneal = best.anneal;
+    const RepairStats& repair = best.repair;
+    // Units used, per kind and die.
+    nlohmann::json units = nlohmann::json::object();
+    const std::vector<Site> used = r.placement.unitsUsed();
+    for (UnitKind k : {UnitKind::Pcu, UnitKind::Pmu, UnitKind::Agcu}) {
+        std::vector<int> perDie(cfg.chip.dies, 0);
+        for (const auto& s : used)
+            if (s.kind == k) ++perDie[L.die(s.col)];
+        const int total = static_cast<int>(
+            std::count_if(used.begin(), used.end(), [k](const Site& s) { return s.kind == k; }));
+        units[kindName(k)] = {{"used", total}, {"available", L.numUnits(k)}, {"per_die", perDie}};
+    }
+    r.report = {
+        {"preset", cfg.name},
+        {"seed", seed},
+        {"starts", startLoads},
+        {"placer", mesh ? nameOf(cfg.pnr.placer) : "constructive (ideal network)"},
+        {"on_overflow", nameOf(cfg.pnr.on_overflow)},
+        {"units", units},
+        {"shrunk", v.shrunk},
+        {"rate_model_cycles", v.runCycles},
+        {"drain", drainReport(g, v)},
+        {"cells", r.netlist.cells.size()},
+        {"nets", r.netlist.nets.size()},
+        {"wirelength",
+         {{"weighted_hpwl_initial", anneal.initialWirelength},
+          {"weighted_hpwl", anneal.finalWirelength},
+          {"cost_initial", anneal.initialCost},
+          {"cost", anneal.finalCost}}},
+        {"annealing",
+         {{"temperatures", anneal.temperatures}, {"moves", anneal.moves}, {"accepted", anneal.accepted}}},
+        {"repair",
+         {{"moves", repair.moves},
+          {"evaluated", repair.evaluated},
+          {"kept", best.repairKept},
+          {"oversubscription_before", repair.before},
+          {"oversubscription_after", repair.after}}},
+        {"seconds", seconds}};
+    // Every stream between two units: its lanes and the rate lowering planned for it.
+    nlohmann::json streams = nlohmann::json::array();
+    for (int i = 0; i < g.numOps(); ++i)
+        for (int k = 0; k < static_cast<int>(g.op(i).outputs().size()); ++k)
+            for (const auto& [c, port] : g.consumers({i, k})) {
+                const StagePlacement* stage = r.placement.stage(c, port);
+                if (!stage && r.placement.ops[i].host() == r.placement.ops[c].host()) continue;
+                streams.push_back(
+                    {{"stream", fmt::format("{}[{}] -> {}[{}]", g.op(i).name(), k, g.op(c).name(), port)},
+                     {"lanes", r.placement.lanes(i, k)},
+                     {"stage_pmus", stage ? stage->pmus.size() : 0},
+                     {"bytes_per_cycle", v.rate(i, k)}});
+            }
+    r.report["streams"] = streams;
+    r.report["placement"] = r.placement.toJson(g);
+    r.report["warnings"] = nlohmann::json::array();
+    if (mesh) {
+        r.report["routing"] = r.routing.report(r.netlist);
+        const auto& over = r.report["routing"]["oversubscribed_links"];
+        if (!over.empty())
+            r.report["warnings"].push_back(fmt::format(
+                "place and route: {} link(s) left over-subscribed after {} routing round(s), the worst {} at "
+                "{:.2f}x its bandwidth; the streams on them run slower than lowering planned (pnr.json: "
+                "routing.oversubscribed_links)",
+                over.size(), r.routing.iterations, over[0]["link"].get<std::string>(),
+                over[0]["load"].get<double>()));
+    }
+    return r;
+}
+
 } // namespace
 
-PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o) {
-    const ChipLayout L(cfg.chip);
+std::vector<PnrResult> placeAndRouteRanked(const step::Graph& g, const HwConfig& cfg,
+                                           const LoweringOptions& o, int keep) {
     const bool mesh = cfg.rdn.topology == Topology::Mesh;
     auto t0 = std::chrono::steady_clock::now();
     const VirtualUnits v = lower(g, cfg, o);
@@ -163,102 +237,48 @@ PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const Lowerin
     }
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e); // the first start's error, as one start at a time would throw
-    PlacedAndRouted best;
-    double bestDrain = 0;
-    int seed = cfg.pnr.seed;
     double placeSeconds = 0, routeSeconds = 0;
+    std::vector<double> drains(starts);
     nlohmann::json startLoads = nlohmann::json::array();
     for (int s = 0; s < starts; ++s) {
         HwConfig c = cfg;
         c.pnr.seed = seedOf(s);
-        PlacedAndRouted& p = runs[s];
+        const PlacedAndRouted& p = runs[s];
         placeSeconds += p.placeSeconds;
         routeSeconds += p.routeSeconds;
-        const Routing &run = p.result.routing, &kept = best.result.routing;
-        const double drain = drainCycles(c, p.result.netlist, run);
+        const Routing& run = p.result.routing;
+        drains[s] = drainCycles(c, p.result.netlist, run);
         startLoads.push_back({{"seed", c.pnr.seed},
                               {"max_link_load", run.maxLinkLoad()},
                               {"total_link_load", run.totalLinkLoad()},
-                              {"drain_cycles", drain}});
-        // Drains within 1% of each other are a tie: the busiest planned link decides.
-        if (s == 0 || drain < bestDrain * 0.99 ||
-            (drain <= bestDrain * 1.01 &&
-             (run.maxLinkLoad() < kept.maxLinkLoad() ||
-              (run.maxLinkLoad() == kept.maxLinkLoad() && run.totalLinkLoad() < kept.totalLinkLoad())))) {
-            best = std::move(p);
-            bestDrain = drain;
-            seed = c.pnr.seed;
+                              {"drain_cycles", drains[s]}});
+    }
+    // The predicted order: the best of the starts left, again and again. Drains within 1% of each other are a
+    // tie, which the busiest planned link decides, then the total load, then the earlier start.
+    std::vector<int> left(starts);
+    for (int s = 0; s < starts; ++s)
+        left[s] = s;
+    std::vector<PnrResult> ranked;
+    while (!left.empty() && static_cast<int>(ranked.size()) < std::max(1, keep)) {
+        int best = left.front();
+        for (int s : left) {
+            const Routing &run = runs[s].result.routing, &kept = runs[best].result.routing;
+            if (drains[s] < drains[best] * 0.99 ||
+                (drains[s] <= drains[best] * 1.01 &&
+                 (run.maxLinkLoad() < kept.maxLinkLoad() ||
+                  (run.maxLinkLoad() == kept.maxLinkLoad() && run.totalLinkLoad() < kept.totalLinkLoad()))))
+                best = s;
         }
+        left.erase(std::find(left.begin(), left.end(), best));
+        ranked.push_back(
+            reportOn(g, cfg, v, std::move(runs[best]), seedOf(best), startLoads, mesh,
+                     {{"lower", lowerSeconds}, {"place", placeSeconds}, {"route", routeSeconds}}));
     }
-    PnrResult r = std::move(best.result);
-    const AnnealStats& anneal = best.anneal;
-    const RepairStats& repair = best.repair;
+    return ranked;
+}
 
-    // Units used, per kind and die.
-    nlohmann::json units = nlohmann::json::object();
-    const std::vector<Site> used = r.placement.unitsUsed();
-    for (UnitKind k : {UnitKind::Pcu, UnitKind::Pmu, UnitKind::Agcu}) {
-        std::vector<int> perDie(cfg.chip.dies, 0);
-        for (const auto& s : used)
-            if (s.kind == k) ++perDie[L.die(s.col)];
-        const int total = static_cast<int>(
-            std::count_if(used.begin(), used.end(), [k](const Site& s) { return s.kind == k; }));
-        units[kindName(k)] = {{"used", total}, {"available", L.numUnits(k)}, {"per_die", perDie}};
-    }
-    r.report = {
-        {"preset", cfg.name},
-        {"seed", seed},
-        {"starts", startLoads},
-        {"placer", mesh ? nameOf(cfg.pnr.placer) : "constructive (ideal network)"},
-        {"on_overflow", nameOf(cfg.pnr.on_overflow)},
-        {"units", units},
-        {"shrunk", v.shrunk},
-        {"rate_model_cycles", v.runCycles},
-        {"drain", drainReport(g, v)},
-        {"cells", r.netlist.cells.size()},
-        {"nets", r.netlist.nets.size()},
-        {"wirelength",
-         {{"weighted_hpwl_initial", anneal.initialWirelength},
-          {"weighted_hpwl", anneal.finalWirelength},
-          {"cost_initial", anneal.initialCost},
-          {"cost", anneal.finalCost}}},
-        {"annealing",
-         {{"temperatures", anneal.temperatures}, {"moves", anneal.moves}, {"accepted", anneal.accepted}}},
-        {"repair",
-         {{"moves", repair.moves},
-          {"evaluated", repair.evaluated},
-          {"kept", best.repairKept},
-          {"oversubscription_before", repair.before},
-          {"oversubscription_after", repair.after}}},
-        {"seconds", {{"lower", lowerSeconds}, {"place", placeSeconds}, {"route", routeSeconds}}}};
-    // Every stream between two units: its lanes and the rate lowering planned for it.
-    nlohmann::json streams = nlohmann::json::array();
-    for (int i = 0; i < g.numOps(); ++i)
-        for (int k = 0; k < static_cast<int>(g.op(i).outputs().size()); ++k)
-            for (const auto& [c, port] : g.consumers({i, k})) {
-                const StagePlacement* stage = r.placement.stage(c, port);
-                if (!stage && r.placement.ops[i].host() == r.placement.ops[c].host()) continue;
-                streams.push_back(
-                    {{"stream", fmt::format("{}[{}] -> {}[{}]", g.op(i).name(), k, g.op(c).name(), port)},
-                     {"lanes", r.placement.lanes(i, k)},
-                     {"stage_pmus", stage ? stage->pmus.size() : 0},
-                     {"bytes_per_cycle", v.rate(i, k)}});
-            }
-    r.report["streams"] = streams;
-    r.report["placement"] = r.placement.toJson(g);
-    r.report["warnings"] = nlohmann::json::array();
-    if (mesh) {
-        r.report["routing"] = r.routing.report(r.netlist);
-        const auto& over = r.report["routing"]["oversubscribed_links"];
-        if (!over.empty())
-            r.report["warnings"].push_back(fmt::format(
-                "place and route: {} link(s) left over-subscribed after {} routing round(s), the worst {} at "
-                "{:.2f}x its bandwidth; the streams on them run slower than lowering planned (pnr.json: "
-                "routing.oversubscribed_links)",
-                over.size(), r.routing.iterations, over[0]["link"].get<std::string>(),
-                over[0]["load"].get<double>()));
-    }
-    return r;
+PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o) {
+    return std::move(placeAndRouteRanked(g, cfg, o, 1).front());
 }
 
 PnrResult reusePlacement(const step::Graph& g, const HwConfig& cfg, const nlohmann::json& report,

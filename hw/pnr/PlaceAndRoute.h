@@ -7,6 +7,7 @@
 // (rdn.topology: ideal) every stream has a link of its own, so placement does not matter there and neither
 // annealing nor routing runs. The report is pnr.json; Floorplan.h draws it.
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,10 @@ struct PnrResult {
 
 // The report carries the placement ("placement", Placement::toJson).
 PnrResult placeAndRoute(const step::Graph& g, const HwConfig& cfg, const LoweringOptions& o);
+// The `keep` best of the annealer's starts (pnr.starts) in the order their routes predict, best first: each
+// with its report, whose "seed" is its start's. placeAndRoute keeps the first.
+std::vector<PnrResult> placeAndRouteRanked(const step::Graph& g, const HwConfig& cfg,
+                                           const LoweringOptions& o, int keep);
 
 // The placement of an earlier place and route of the same graph, reused as it is: nothing is lowered,
 // placed or routed, so lanes, planned rates and credits are those of the configuration it was made with.

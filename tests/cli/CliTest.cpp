@@ -1,5 +1,6 @@
 // The steprdu command line: exit codes and one-line messages for bad input (docs/cli.md).
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 
@@ -631,6 +632,36 @@ TEST(CliCompare, NamesTheLastOperatorsAndTheBusiestStreamsAndWritesOut) {
     EXPECT_NE(text.find("last operators to finish"), std::string::npos) << text;
     EXPECT_EQ(text.find("busiest memory channels"), std::string::npos) << text;
     std::filesystem::remove_all(dir);
+}
+
+// pnr.evaluate: the ranked starts are simulated and the fewest cycles kept. From seed 5 the ranking puts
+// start 8 first (7,962 cycles) and start 6 is fastest (6,605): run keeps it, as one start from seed 6 alone
+// gives, and pnr.evaluate=1 keeps the ranking's first without simulating.
+TEST(CliPnr, SimulatedEvaluationKeepsTheFastestStart) {
+    auto r = run("pnr swiglu --quiet --json --set pnr.seed=5");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto pnr = nlohmann::json::parse(r.out);
+    ASSERT_EQ(pnr["evaluated"].size(), 4u) << pnr["evaluated"];
+    std::int64_t fewest = INT64_MAX;
+    for (const auto& e : pnr["evaluated"])
+        fewest = std::min(fewest, e["cycles"].get<std::int64_t>());
+    EXPECT_EQ(pnr["evaluated"][0]["seed"], 8);
+    EXPECT_EQ(pnr["seed"], 6);
+    EXPECT_GT(pnr["seconds"]["evaluate"].get<double>(), 0);
+    auto cycles = [](const std::string& args) {
+        auto j = run("run swiglu --backend cycle --quiet --json " + args);
+        EXPECT_EQ(j.code, 0) << j.err;
+        return nlohmann::json::parse(j.out);
+    };
+    const auto kept = cycles("--set pnr.seed=5");
+    EXPECT_EQ(kept["cycles"].get<std::int64_t>(), fewest);
+    EXPECT_EQ(kept["pnr"]["seed"], 6);
+    EXPECT_FALSE(kept["pnr"].contains("reused_from"));
+    EXPECT_EQ(cycles("--set pnr.seed=6 --set pnr.starts=1")["cycles"].get<std::int64_t>(), fewest);
+    const auto ranked = cycles("--set pnr.seed=5 --set pnr.evaluate=1");
+    EXPECT_EQ(ranked["pnr"]["seed"], 8);
+    EXPECT_EQ(ranked["cycles"], pnr["evaluated"][0]["cycles"]);
+    EXPECT_FALSE(ranked["pnr"].contains("evaluated"));
 }
 
 // A floorplan coloured by group: MoE's experts (e0.up, e0.down, ... are expert e0) each one colour, one
