@@ -206,8 +206,9 @@ struct Evaluation {
     std::size_t kept = 0;
     nlohmann::json result; // the kept run's
 };
-Evaluation evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
-                              const std::function<nlohmann::json(const nlohmann::json&)>& simulate) {
+Evaluation
+evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
+                   const std::function<nlohmann::json(const nlohmann::json&, std::size_t)>& simulate) {
     w.graph.finalize();
     hw::MemoryMap::check(cfg); // before placing, as a single run checks it
     Evaluation e;
@@ -221,7 +222,7 @@ Evaluation evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
         auto work = [&] {
             for (std::size_t i; (i = next++) < n;) {
                 try {
-                    results[i] = simulate(e.ranked[i].report);
+                    results[i] = simulate(e.ranked[i].report, i);
                 } catch (...) {
                     errors[i] = std::current_exception();
                 }
@@ -250,8 +251,9 @@ Evaluation evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
 
 nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload& w,
                         const std::function<step::Graph()>& golden, RunArtifacts* art) {
-    // One simulation in a child process, placed and routed anew or on `placement` (a pnr.json from `from`).
-    auto simulate = [&](const nlohmann::json* placement, const std::string& from) {
+    // One simulation in a child process, placed and routed anew or on `placement` (a pnr.json from `from`);
+    // without `progress`, silent (evaluated starts but the best-ranked one, which run two at a time).
+    auto simulate = [&](const nlohmann::json* placement, const std::string& from, bool progress = true) {
         return runInChild([&]() -> nlohmann::json {
             hw::CycleOptions o;
             o.streams = loweringOptions(w);
@@ -260,7 +262,9 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload
                 o.placementFrom = from;
                 o.placement = *placement;
             }
-            return simulateOnce(req, cfg, w, golden, art, o);
+            RunRequest r = req;
+            if (!progress) r.progress = nullptr;
+            return simulateOnce(r, cfg, w, golden, art, o);
         });
     };
     if (!req.placement.empty()) {
@@ -269,8 +273,9 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload
         return simulate(&placement, file);
     }
     if (placementsToEvaluate(cfg) <= 1) return simulate(nullptr, "");
-    Evaluation e =
-        evaluatePlacements(cfg, w, [&](const nlohmann::json& placement) { return simulate(&placement, ""); });
+    Evaluation e = evaluatePlacements(cfg, w, [&](const nlohmann::json& placement, std::size_t rank) {
+        return simulate(&placement, "", rank == 0);
+    });
     e.result["pnr"] = e.ranked[e.kept].report; // placed here, not reused
     return e.result;
 }
@@ -498,7 +503,7 @@ nlohmann::json placeAndRouteTestbench(const RunRequest& req, std::string* svg,
     // As a cycle run places it, so that a sweep's shared placement is the one `run` would use.
     Evaluation e;
     if (placementsToEvaluate(cfg) > 1)
-        e = evaluatePlacements(cfg, w, [&](const nlohmann::json& placement) {
+        e = evaluatePlacements(cfg, w, [&](const nlohmann::json& placement, std::size_t) {
             return runInChild([&] {
                 hw::CycleOptions o;
                 o.streams = loweringOptions(w);
