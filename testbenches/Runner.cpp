@@ -1,15 +1,14 @@
 #include "testbenches/Runner.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -196,19 +195,18 @@ int placementsToEvaluate(const hw::HwConfig& cfg) {
     return std::clamp(cfg.pnr.evaluate, 1, cfg.pnr.starts);
 }
 
-// Place and route with pnr.evaluate > 1: the best-predicted starts are each simulated in full by `simulate`
-// (given its pnr.json with the placement; in a child process, two at a time) and the one with the fewest
-// cycles is kept, the prediction breaking ties. If the best-predicted start's run fails, that error is
-// thrown, as without evaluating. The kept run's pnr.json gains "evaluated" (each start's seed and cycles, in
-// predicted order) and the seconds spent in "seconds.evaluate".
+// Place and route with pnr.evaluate > 1: the best-ranked starts are each simulated in full by the child
+// process `start` returns (given the start's pnr.json with its placement, and its rank; two run at a time)
+// and the one with the fewest cycles is kept, the ranking breaking ties. If the best-ranked start's run
+// fails, that error is thrown, as without evaluating. The kept run's pnr.json gains "evaluated" (each start's
+// seed and cycles, in ranked order) and the seconds spent in "seconds.evaluate".
 struct Evaluation {
     std::vector<hw::pnr::PnrResult> ranked;
     std::size_t kept = 0;
     nlohmann::json result; // the kept run's
 };
-Evaluation
-evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
-                   const std::function<nlohmann::json(const nlohmann::json&, std::size_t)>& simulate) {
+Evaluation evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
+                              const std::function<ChildProcess(const nlohmann::json&, std::size_t)>& start) {
     w.graph.finalize();
     hw::MemoryMap::check(cfg); // before placing, as a single run checks it
     Evaluation e;
@@ -218,19 +216,23 @@ evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
     std::vector<nlohmann::json> results(n);
     std::vector<std::exception_ptr> errors(n);
     {
-        std::atomic<std::size_t> next{0};
-        auto work = [&] {
-            for (std::size_t i; (i = next++) < n;) {
-                try {
-                    results[i] = simulate(e.ranked[i].report, i);
-                } catch (...) {
-                    errors[i] = std::current_exception();
-                }
+        // All started from this thread (ForkRun.h), collected in rank order.
+        std::deque<std::pair<std::size_t, ChildProcess>> running;
+        auto collect = [&] {
+            auto& [i, child] = running.front();
+            try {
+                results[i] = child.result();
+            } catch (...) {
+                errors[i] = std::current_exception();
             }
+            running.pop_front();
         };
-        std::thread other(work);
-        work();
-        other.join();
+        for (std::size_t i = 0; i < n; ++i) {
+            if (running.size() == 2) collect();
+            running.emplace_back(i, start(e.ranked[i].report, i));
+        }
+        while (!running.empty())
+            collect();
     }
     if (errors[0]) std::rethrow_exception(errors[0]);
     nlohmann::json evaluated = nlohmann::json::array();
@@ -254,7 +256,7 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload
     // One simulation in a child process, placed and routed anew or on `placement` (a pnr.json from `from`);
     // without `progress`, silent (evaluated starts but the best-ranked one, which run two at a time).
     auto simulate = [&](const nlohmann::json* placement, const std::string& from, bool progress = true) {
-        return runInChild([&]() -> nlohmann::json {
+        return ChildProcess([&, placement, from, progress]() -> nlohmann::json {
             hw::CycleOptions o;
             o.streams = loweringOptions(w);
             o.functional = req.functional;
@@ -270,9 +272,9 @@ nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload
     if (!req.placement.empty()) {
         const std::string file = placementFile(req.placement);
         const nlohmann::json placement = readJsonFile(file);
-        return simulate(&placement, file);
+        return simulate(&placement, file).result();
     }
-    if (placementsToEvaluate(cfg) <= 1) return simulate(nullptr, "");
+    if (placementsToEvaluate(cfg) <= 1) return simulate(nullptr, "").result();
     Evaluation e = evaluatePlacements(cfg, w, [&](const nlohmann::json& placement, std::size_t rank) {
         return simulate(&placement, "", rank == 0);
     });
@@ -504,7 +506,7 @@ nlohmann::json placeAndRouteTestbench(const RunRequest& req, std::string* svg,
     Evaluation e;
     if (placementsToEvaluate(cfg) > 1)
         e = evaluatePlacements(cfg, w, [&](const nlohmann::json& placement, std::size_t) {
-            return runInChild([&] {
+            return ChildProcess([&] {
                 hw::CycleOptions o;
                 o.streams = loweringOptions(w);
                 o.placement = placement;

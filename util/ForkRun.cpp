@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
 
 #include <sys/wait.h>
@@ -43,23 +42,22 @@ nlohmann::json unwrap(const nlohmann::json& reply) {
 
 } // namespace
 
-nlohmann::json runInChild(const std::function<nlohmann::json()>& fn) {
+ChildProcess::ChildProcess(const std::function<nlohmann::json()>& fn) {
     const char* noFork = std::getenv("STEPRDU_NO_FORK");
-    if (noFork && std::string(noFork) == "1") return unwrap(capture(fn));
+    if (noFork && std::string(noFork) == "1") {
+        reply_ = capture(fn);
+        return;
+    }
     int fds[2];
-    // Threads may run children at once: a child forked while another thread's pipe still has its write end
-    // open here would hold that end too, and the other reader would not see its child's end of output.
-    static std::mutex forking;
-    std::unique_lock<std::mutex> lock(forking);
     if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     std::fflush(nullptr);
-    pid_t pid = fork();
-    if (pid < 0) {
+    pid_ = fork();
+    if (pid_ < 0) {
         close(fds[0]);
         close(fds[1]);
         throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     }
-    if (pid == 0) {
+    if (pid_ == 0) {
         close(fds[0]);
         std::string out = capture(fn).dump();
         std::size_t off = 0;
@@ -73,24 +71,51 @@ nlohmann::json runInChild(const std::function<nlohmann::json()>& fn) {
         _exit(0);
     }
     close(fds[1]);
-    lock.unlock();
-    std::string text;
-    char buf[65536];
-    for (;;) {
-        ssize_t n = read(fds[0], buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        text.append(buf, static_cast<std::size_t>(n));
-    }
-    close(fds[0]);
+    fd_ = fds[0];
+}
+
+ChildProcess::ChildProcess(ChildProcess&& o) noexcept
+    : pid_(o.pid_), fd_(o.fd_), reply_(std::move(o.reply_)) {
+    o.pid_ = -1;
+    o.fd_ = -1;
+}
+
+ChildProcess::~ChildProcess() {
+    if (pid_ <= 0) return;
+    // Never collected (an earlier error): stop it and reap it.
+    kill(pid_, SIGKILL);
+    close(fd_);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
-    if (WIFSIGNALED(status))
-        throw std::runtime_error(std::string("the simulation process died of signal ") +
-                                 strsignal(WTERMSIG(status)));
-    if (text.empty()) throw std::runtime_error("the simulation process exited without a result");
-    return unwrap(nlohmann::json::parse(text));
+}
+
+nlohmann::json ChildProcess::result() {
+    if (pid_ > 0) {
+        std::string text;
+        char buf[65536];
+        for (;;) {
+            ssize_t n = read(fd_, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            text.append(buf, static_cast<std::size_t>(n));
+        }
+        close(fd_);
+        int status = 0;
+        while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+        }
+        pid_ = fd_ = -1;
+        if (WIFSIGNALED(status))
+            throw std::runtime_error(std::string("the simulation process died of signal ") +
+                                     strsignal(WTERMSIG(status)));
+        if (text.empty()) throw std::runtime_error("the simulation process exited without a result");
+        reply_ = nlohmann::json::parse(text);
+    }
+    return unwrap(reply_);
+}
+
+nlohmann::json runInChild(const std::function<nlohmann::json()>& fn) {
+    return ChildProcess(fn).result();
 }
 
 } // namespace steprdu
