@@ -188,6 +188,25 @@ nlohmann::json simulateOnce(const RunRequest& req, const hw::HwConfig& cfg, Work
     return out;
 }
 
+// simulateOnce in a child process, placed and routed anew or on `placement` (a pnr.json read from `from`);
+// without `progress`, silent.
+ChildProcess startSimulation(const RunRequest& req, const hw::HwConfig& cfg, Workload& w,
+                             const std::function<step::Graph()>& golden, RunArtifacts* art,
+                             const nlohmann::json* placement, const std::string& from, bool progress = true) {
+    return ChildProcess([&]() -> nlohmann::json {
+        hw::CycleOptions o;
+        o.streams = loweringOptions(w);
+        o.functional = req.functional;
+        if (placement) {
+            o.placementFrom = from;
+            o.placement = *placement;
+        }
+        RunRequest r = req;
+        if (!progress) r.progress = nullptr;
+        return simulateOnce(r, cfg, w, golden, art, o);
+    });
+}
+
 // How many of the starts' placements a cycle run simulates to keep the fastest: pnr.evaluate of them, where
 // the annealer has several starts to choose from.
 int placementsToEvaluate(const hw::HwConfig& cfg) {
@@ -195,18 +214,18 @@ int placementsToEvaluate(const hw::HwConfig& cfg) {
     return std::clamp(cfg.pnr.evaluate, 1, cfg.pnr.starts);
 }
 
-// Place and route with pnr.evaluate > 1: the best-ranked starts are each simulated in full by the child
-// process `start` returns (given the start's pnr.json with its placement, and its rank; two run at a time)
-// and the one with the fewest cycles is kept, the ranking breaking ties. If the best-ranked start's run
-// fails, that error is thrown, as without evaluating. The kept run's pnr.json gains "evaluated" (each start's
-// seed and cycles, in ranked order) and the seconds spent in "seconds.evaluate".
+// Place and route with pnr.evaluate > 1: the best-ranked starts are each simulated in full (startSimulation,
+// two at a time, only the best-ranked one reporting progress) and the one with the fewest cycles is kept, the
+// ranking breaking ties. If the best-ranked start's run fails, that error is thrown, as without evaluating.
+// The kept run's pnr.json gains "evaluated" (each start's seed and cycles, in ranked order) and the seconds
+// spent in "seconds.evaluate".
 struct Evaluation {
     std::vector<hw::pnr::PnrResult> ranked;
     std::size_t kept = 0;
     nlohmann::json result; // the kept run's
 };
-Evaluation evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
-                              const std::function<ChildProcess(const nlohmann::json&, std::size_t)>& start) {
+Evaluation evaluatePlacements(const RunRequest& req, const hw::HwConfig& cfg, Workload& w,
+                              const std::function<step::Graph()>& golden, RunArtifacts* art) {
     w.graph.finalize();
     hw::MemoryMap::check(cfg); // before placing, as a single run checks it
     Evaluation e;
@@ -229,7 +248,8 @@ Evaluation evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
         };
         for (std::size_t i = 0; i < n; ++i) {
             if (running.size() == 2) collect();
-            running.emplace_back(i, start(e.ranked[i].report, i));
+            running.emplace_back(i,
+                                 startSimulation(req, cfg, w, golden, art, &e.ranked[i].report, "", i == 0));
         }
         while (!running.empty())
             collect();
@@ -253,31 +273,14 @@ Evaluation evaluatePlacements(const hw::HwConfig& cfg, Workload& w,
 
 nlohmann::json runCycle(const RunRequest& req, const hw::HwConfig& cfg, Workload& w,
                         const std::function<step::Graph()>& golden, RunArtifacts* art) {
-    // One simulation in a child process, placed and routed anew or on `placement` (a pnr.json from `from`);
-    // without `progress`, silent (evaluated starts but the best-ranked one, which run two at a time).
-    auto simulate = [&](const nlohmann::json* placement, const std::string& from, bool progress = true) {
-        return ChildProcess([&, placement, from, progress]() -> nlohmann::json {
-            hw::CycleOptions o;
-            o.streams = loweringOptions(w);
-            o.functional = req.functional;
-            if (placement) {
-                o.placementFrom = from;
-                o.placement = *placement;
-            }
-            RunRequest r = req;
-            if (!progress) r.progress = nullptr;
-            return simulateOnce(r, cfg, w, golden, art, o);
-        });
-    };
     if (!req.placement.empty()) {
         const std::string file = placementFile(req.placement);
         const nlohmann::json placement = readJsonFile(file);
-        return simulate(&placement, file).result();
+        return startSimulation(req, cfg, w, golden, art, &placement, file).result();
     }
-    if (placementsToEvaluate(cfg) <= 1) return simulate(nullptr, "").result();
-    Evaluation e = evaluatePlacements(cfg, w, [&](const nlohmann::json& placement, std::size_t rank) {
-        return simulate(&placement, "", rank == 0);
-    });
+    if (placementsToEvaluate(cfg) <= 1)
+        return startSimulation(req, cfg, w, golden, art, nullptr, "").result();
+    Evaluation e = evaluatePlacements(req, cfg, w, golden, art);
     e.result["pnr"] = e.ranked[e.kept].report; // placed here, not reused
     return e.result;
 }
@@ -505,15 +508,7 @@ nlohmann::json placeAndRouteTestbench(const RunRequest& req, std::string* svg,
     // As a cycle run places it, so that a sweep's shared placement is the one `run` would use.
     Evaluation e;
     if (placementsToEvaluate(cfg) > 1)
-        e = evaluatePlacements(cfg, w, [&](const nlohmann::json& placement, std::size_t) {
-            return ChildProcess([&] {
-                hw::CycleOptions o;
-                o.streams = loweringOptions(w);
-                o.placement = placement;
-                step::TensorStore store(w.graph, false);
-                return nlohmann::json{{"cycles", hw::CycleSimulator(cfg, o).run(w.graph, store).cycles}};
-            });
-        });
+        e = evaluatePlacements(req, cfg, w, {}, nullptr);
     else
         e.ranked.push_back(hw::pnr::placeAndRoute(w.graph, cfg, loweringOptions(w)));
     const hw::pnr::PnrResult& r = e.ranked[e.kept];

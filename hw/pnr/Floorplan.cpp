@@ -72,10 +72,13 @@ Coloring colorOperators(const step::Graph& g, const std::vector<int>& shown, Flo
     }
     // Keys in order of first appearance, counted by units; past the legend's size the keys with the fewest
     // units share one grey entry.
+    auto keyOf = [&](int op) {
+        return colors == FloorplanColors::Group ? prefixOf(g.op(op).name()) : g.op(op).kind();
+    };
     std::vector<std::string> keys;
     std::map<std::string, std::size_t> units;
     for (int i : shown) {
-        std::string k = colors == FloorplanColors::Group ? prefixOf(g.op(i).name()) : g.op(i).kind();
+        const std::string k = keyOf(i);
         if (!units.count(k)) keys.push_back(k);
         units[k] += r.placement.ops[i].units.size();
     }
@@ -102,7 +105,7 @@ Coloring colorOperators(const step::Graph& g, const std::vector<int>& shown, Flo
              {}});
     }
     for (int i : shown) {
-        std::string k = colors == FloorplanColors::Group ? prefixOf(g.op(i).name()) : g.op(i).kind();
+        const std::string k = keyOf(i);
         const int e = entryOfKey.count(k) ? entryOfKey[k] : entryOfKey[""];
         c.entryOf[i] = e;
         c.entries[e].ops.push_back(i);

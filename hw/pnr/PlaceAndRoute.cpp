@@ -121,7 +121,7 @@ PlacedAndRouted placeOnce(const step::Graph& g, const HwConfig& cfg, const Virtu
     return p;
 }
 
-// The result of one start with its report (pnr.json without the placement, which the caller adds).
+// The result of one start with its report, pnr.json (the placement included).
 PnrResult reportOn(const step::Graph& g, const HwConfig& cfg, const VirtualUnits& v, PlacedAndRouted best,
                    int seed, const nlohmann::json& startLoads, bool mesh, const nlohmann::json& seconds) {
     const ChipLayout L(cfg.chip);
@@ -204,10 +204,8 @@ std::vector<PnrResult> placeAndRouteRanked(const step::Graph& g, const HwConfig&
     const VirtualUnits v = lower(g, cfg, o);
     const double lowerSeconds = since(t0);
 
-    // Annealing is a random search: with several starts, the placement whose drain (where off-chip bandwidth
-    // bounds the run) is shortest is kept, then the one whose routes load the busiest link least, then the
-    // least routed traffic, then the first. The starts are independent and run on
-    // the machine's cores; which one is kept does not depend on how many there are.
+    // Annealing is a random search: the starts are independent and run on the machine's cores, and are ranked
+    // below by what their routes predict; the ranking does not depend on how many cores there are.
     const int starts = mesh && cfg.pnr.placer == Placer::Anneal ? cfg.pnr.starts : 1;
     auto seedOf = [&](int s) {
         return static_cast<int>((std::int64_t(cfg.pnr.seed) + s) % (std::int64_t(1) << 31));
