@@ -97,11 +97,10 @@ ConfigKey choice(std::string path, S HwConfig::*section, E S::*field, std::strin
 
 // sim.process_order: forward, reverse or shuffle:<seed>.
 ConfigKey processOrderKey() {
-    ConfigKey k =
-        key("sim.process_order", &HwConfig::sim, &SimulationConfig::process_order, kAny,
-            "the order in which the chip creates its SystemC processes (operators, switches, memory tiers), "
-            "and with it SystemC's order of same-cycle processes: forward, reverse or "
-            "shuffle:<seed>; cycles and stats do not depend on it (docs/cycle.md)");
+    ConfigKey k = key("sim.process_order", &HwConfig::sim, &SimulationConfig::process_order, kAny,
+                      "the order in which the chip creates its SystemC processes (operators, memory tiers), "
+                      "and with it SystemC's order of same-cycle processes: forward, reverse or "
+                      "shuffle:<seed>; cycles and stats do not depend on it (docs/cycle.md)");
     k.choices = {"forward", "reverse", "shuffle:<seed>"};
     k.accepts = [](const std::string& text) { return processOrder(text, 0).has_value(); };
     return k;

@@ -10,6 +10,7 @@
 #include "hw/arch/ChipLayout.h"
 #include "hw/arch/MeshPath.h"
 #include "hw/fabric/RdnSwitch.h"
+#include "hw/sim/SimulationFailure.h"
 
 namespace steprdu::hw {
 
@@ -33,20 +34,17 @@ MeshOptions meshOptions(const HwConfig& cfg) {
     o.flitLevel = cfg.rdn.flit_level;
     o.packetFlits = cfg.rdn.packet_flits;
     o.columnFirst = cfg.rdn.routing == RoutePolicy::Yx;
-    o.creationOrder = creationOrder(cfg, o.rows * o.cols);
     return o;
 }
 
 RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o)
-    : sc_core::sc_module(name), o_(o), commit_(*this) {
-    std::vector<int> order = o_.creationOrder;
-    if (order.empty())
-        for (int k = 0; k < o_.rows * o_.cols; ++k)
-            order.push_back(k);
-    switches_.resize(order.size());
-    for (int k : order)
-        switches_[k] =
-            std::make_unique<RdnSwitch>(ChipLayout::switchName(k / o_.cols, k % o_.cols).c_str(), *this, k);
+    : sc_core::sc_module(name), o_(o), calendar_(wake_), commit_(*this) {
+    SC_METHOD(arbitrateDue);
+    sensitive << wake_;
+    dont_initialize();
+    for (int k = 0; k < o_.rows * o_.cols; ++k)
+        switches_.push_back(
+            std::make_unique<RdnSwitch>(ChipLayout::switchName(k / o_.cols, k % o_.cols).c_str(), *this));
     meshLinks_.assign(switches_.size() * kPorts, -1);
     for (int r = 0; r < o_.rows; ++r)
         for (int c = 0; c < o_.cols; ++c)
@@ -72,6 +70,28 @@ RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o)
 }
 
 RdnMesh::~RdnMesh() = default;
+
+// Every link due now, each once, in the order its wake was scheduled; a wake for now scheduled meanwhile is
+// served in the next delta cycle. The order is the mesh's own (injections reach it sorted), so no kernel
+// order of processes enters a grant.
+void RdnMesh::arbitrateDue() {
+    if (dueMark_.size() < links_.size()) dueMark_.resize(links_.size(), 0);
+    ++drains_;
+    due_.clear();
+    while (calendar_.due()) {
+        const int l = calendar_.pop();
+        if (dueMark_[l] == drains_) continue;
+        dueMark_[l] = drains_;
+        due_.push_back(l);
+    }
+    try {
+        for (int l : due_)
+            switches_[links_[l].arbiter]->arbitrate(l);
+    } catch (...) { // a delivery's consumer found bad input (e.g. a stage buffer that does not fit)
+        failSimulation(std::current_exception());
+    }
+    calendar_.rearm();
+}
 
 double RdnMesh::rateFor(int latency, int buffer, bool ejection) const {
     // The flit-level mode tracks every slot one flit at a time, so the rate follows from the credits alone.
@@ -233,7 +253,7 @@ void RdnMesh::headGranted(int hold, int flits, Cycle grant, double inv) {
                 hd.nextGrant + static_cast<Cycle>(std::floor(j * hd.nextInv + 1e-9)) + loop + stall;
         U.busyUntil = free;
         U.held = false;
-        if (U.requests > 0) switches_[U.arbiter]->wake(hd.link, now());
+        if (U.requests > 0) wake(hd.link, now());
         freeHolds_.push_back(h);
     });
 }

@@ -24,6 +24,7 @@
 
 #include "hw/arch/MeshPath.h"
 #include "hw/config/HwConfig.h"
+#include "hw/sim/Calendar.h"
 #include "hw/sim/SimTime.h"
 #include "hw/sim/Stats.h"
 
@@ -60,9 +61,6 @@ struct MeshOptions {
     bool flitLevel = false;
     int packetFlits = 0;      // flits per packet at most (0: a message is one packet)
     bool columnFirst = false; // yx dimension order
-    // The order in which the switches are created, by row * cols + col (sim.process_order); empty: row by
-    // row.
-    std::vector<int> creationOrder;
 };
 
 // The mesh of a configuration: its whole grid, its RDN parameters.
@@ -70,6 +68,7 @@ MeshOptions meshOptions(const HwConfig& cfg);
 
 class RdnMesh : public sc_core::sc_module {
   public:
+    SC_HAS_PROCESS(RdnMesh);
     RdnMesh(sc_core::sc_module_name name, const MeshOptions& o);
     ~RdnMesh() override;
 
@@ -111,7 +110,6 @@ class RdnMesh : public sc_core::sc_module {
     static constexpr int kPorts = kDirections; // a port per direction (MeshPath.h); local ports follow
 
     struct Link {
-        std::string name;
         int arbiter = -1;  // the switch that arbitrates it (its source, or the endpoint's switch)
         int toSwitch = -1; // -1: ejection into an endpoint
         int toPort = -1;   // input port at toSwitch
@@ -128,6 +126,7 @@ class RdnMesh : public sc_core::sc_module {
         int requests = 0;        // buffer heads that want this link now
         int lockedTo = -1;       // flit-level mode: the input port whose packet owns it until its tail
         std::int64_t busyCycles = 0, bytes = 0, packets = 0;
+        std::string name; // last: arbitration reads the fields above
     };
     struct FlowNode {
         int link = -1;
@@ -174,6 +173,7 @@ class RdnMesh : public sc_core::sc_module {
         Cycle maxGrant = 0, maxTail = 0;
         double maxInv = 1;
         int hold = -1; // the Hold of the link it arrived on, while that link is held
+        int next = -1; // the visit behind it in the same input buffer
     };
     // A link crossed by a packet longer than its downstream buffer. Flit j crosses it only once flit j - B
     // (B that buffer) has left the buffer, i.e. crossed the next link, which in turn waits for the flit a
@@ -193,7 +193,10 @@ class RdnMesh : public sc_core::sc_module {
         double nextInv = 1;
     };
 
-    int linkBetween(int fromSwitch, int dir) const;
+    // Arbitrates `link` no earlier than `at`: one calendar for the whole mesh, whose process grants what is
+    // due in each cycle (far fewer kernel events than a process per switch).
+    void wake(int link, Cycle at) { calendar_.schedule(std::max(at, now()), link); }
+    void arbitrateDue();
     // A packet of `flits` crossed held link `link` (its first flit the link's flit k0, its tail by `tail`)
     // after the link of hold `parent`; returns the new hold, counted open in every hold it can delay.
     int newHold(int link, int parent, int flits, std::int64_t k0, Cycle tail);
@@ -211,6 +214,11 @@ class RdnMesh : public sc_core::sc_module {
     double rateFor(int latency, int buffer, bool ejection) const;
 
     MeshOptions o_;
+    sc_core::sc_event wake_;
+    Calendar<int> calendar_;
+    std::vector<int> due_;               // scratch of arbitrateDue()
+    std::vector<std::uint64_t> dueMark_; // per link: the drain that last listed it
+    std::uint64_t drains_ = 0;
     std::vector<std::unique_ptr<RdnSwitch>> switches_;
     std::vector<Link> links_;
     std::vector<int> meshLinks_; // per switch x 4 directions, -1 at the edge

@@ -6,7 +6,6 @@
 #include <tuple>
 
 #include "hw/fabric/RdnMesh.h"
-#include "hw/sim/SimulationFailure.h"
 #include "util/Timeline.h"
 
 namespace steprdu::hw {
@@ -17,31 +16,12 @@ Cycle ceilCycles(double x) {
 }
 } // namespace
 
-RdnSwitch::RdnSwitch(sc_core::sc_module_name name, RdnMesh& mesh, int id)
-    : sc_core::sc_module(name), mesh_(mesh), id_(id), calendar_(wake_), ports_(RdnMesh::kPorts) {
-    SC_METHOD(process);
-    sensitive << wake_;
-    dont_initialize();
-}
+RdnSwitch::RdnSwitch(sc_core::sc_module_name name, RdnMesh& mesh)
+    : sc_core::sc_module(name), mesh_(mesh), ports_(RdnMesh::kPorts) {}
 
 int RdnSwitch::addInputPort() {
     ports_.emplace_back();
     return static_cast<int>(ports_.size()) - 1;
-}
-
-void RdnSwitch::process() {
-    due_.clear();
-    while (calendar_.due()) {
-        int l = calendar_.pop();
-        if (std::find(due_.begin(), due_.end(), l) == due_.end()) due_.push_back(l);
-    }
-    try {
-        for (int l : due_)
-            arbitrate(l);
-    } catch (...) { // a delivery's consumer found bad input (e.g. a stage buffer that does not fit)
-        failSimulation(std::current_exception());
-    }
-    calendar_.rearm();
 }
 
 // The earliest cycle the visit's head may take a link: its own arrival, after the packet ahead of it in the
@@ -73,12 +53,12 @@ void RdnSwitch::requestLinks(int visit) {
     Cycle at = ready(visit);
     if (v.node < 0) {
         ++mesh_.links_[flow.nodes[0].link].requests;
-        wake(flow.nodes[0].link, at);
+        mesh_.wake(flow.nodes[0].link, at);
         return;
     }
     for (int l : flow.nodes[v.node].childLinks) {
         ++mesh_.links_[l].requests;
-        wake(l, at);
+        mesh_.wake(l, at);
     }
 }
 
@@ -114,18 +94,25 @@ void RdnSwitch::enqueue(int port, int visit) {
         if (q.size() == 1)
             requestLinks(visit);
         else if (head) // the queue's request stands; its new head may leave sooner
-            wake(m.flows_[p.flow].nodes[0].link, m.visits_[visit].req);
+            m.wake(m.flows_[p.flow].nodes[0].link, m.visits_[visit].req);
         return;
     }
-    ports_[port].fifo.push_back(visit);
-    if (ports_[port].fifo.size() == 1) requestLinks(visit);
+    Port& in = ports_[port];
+    m.visits_[visit].next = -1;
+    if (in.head < 0) {
+        in.head = in.tail = visit;
+        requestLinks(visit);
+    } else {
+        m.visits_[in.tail].next = visit;
+        in.tail = visit;
+    }
 }
 
 void RdnSwitch::arbitrate(int li) {
     RdnMesh::Link& L = mesh_.links_[li];
     if (L.held || L.requests == 0) return; // a holder's next grant, or a new request, wakes it again
     const Cycle t = now();
-    if (L.busyUntil > t) return wake(li, L.busyUntil);
+    if (L.busyUntil > t) return mesh_.wake(li, L.busyUntil);
     // Candidates: the head of each input buffer (or of the source's queue) that wants this link.
     std::vector<int>& heads = heads_;
     heads.clear();
@@ -134,7 +121,7 @@ void RdnSwitch::arbitrate(int li) {
         heads.push_back(q.empty() ? -1 : q.front());
     } else {
         for (const auto& p : ports_)
-            heads.push_back(p.fifo.empty() ? -1 : p.fifo.front());
+            heads.push_back(p.head);
     }
     int n = static_cast<int>(heads.size());
     Cycle soonest = kNever;
@@ -160,14 +147,14 @@ void RdnSwitch::arbitrate(int li) {
                 start = std::max(start, s - static_cast<Cycle>(std::floor(j * L.inv)));
             }
         }
-        if (start > t) return wake(li, start);
+        if (start > t) return mesh_.wake(li, start);
         L.rr = (i + 1) % n;
         const auto& granted = mesh_.packets_[mesh_.visits_[heads[i]].packet];
         if (granted.parts > 1) L.lockedTo = granted.part + 1 < granted.parts ? i : -1;
         grant(li, heads[i], child);
         return;
     }
-    if (soonest != kNever) wake(li, soonest);
+    if (soonest != kNever) mesh_.wake(li, soonest);
 }
 
 void RdnSwitch::grant(int li, int vi, int child) {
@@ -228,7 +215,7 @@ void RdnSwitch::grant(int li, int vi, int child) {
     }
     const auto& v = m.visits_[vi];
     if (v.granted == v.children) finish(vi);
-    if (!m.links_[li].held && m.links_[li].requests > 0) wake(li, m.links_[li].busyUntil);
+    if (!m.links_[li].held && m.links_[li].requests > 0) m.wake(li, m.links_[li].busyUntil);
 }
 
 // Every branch of the visit has its link: its flits leave this buffer, so the arrival link's slots free
@@ -254,13 +241,14 @@ void RdnSwitch::finish(int vi) {
             } else {
                 for (int j = std::max(0, F - B); j < F; ++j)
                     U.slot[(v.k0 + j) % B] = leaves(j) + m.o_.creditLatency + 1;
-                if (U.requests > 0) m.switches_[U.arbiter]->wake(ui, now());
+                if (U.requests > 0) m.wake(ui, now());
             }
         }
         Port& port = ports_[v.inPort];
-        port.fifo.pop_front();
+        port.head = v.next;
+        if (port.head < 0) port.tail = -1;
         port.nextFree = v.maxTail;
-        if (!port.fifo.empty()) requestLinks(port.fifo.front());
+        if (port.head >= 0) requestLinks(port.head);
     } else {
         auto& q = m.sourceQueue_[m.flows_[p.flow].src];
         q.pop_front();
@@ -274,7 +262,7 @@ void RdnSwitch::finish(int vi) {
 std::vector<int> RdnSwitch::waitingVisits() const {
     std::vector<int> out;
     for (const auto& p : ports_)
-        if (!p.fifo.empty()) out.push_back(p.fifo.front());
+        if (p.head >= 0) out.push_back(p.head);
     return out;
 }
 

@@ -1,13 +1,13 @@
 #pragma once
 // One RDN switch: input buffers (FIFO per input port), the output links it arbitrates round robin, and the
-// injection links of the endpoints attached to it. Event-driven: its process runs only at the cycles when a
-// packet's head wants a link or a link or credit frees up. The packet model is described in RdnMesh.h.
-#include <deque>
+// injection links of the endpoints attached to it. It has no process of its own: the mesh's calendar calls
+// arbitrate() at the cycles when a packet's head wants a link or a link or credit frees up. The packet model
+// is described in RdnMesh.h.
 #include <vector>
 
 #include <systemc>
 
-#include "hw/sim/Calendar.h"
+#include "hw/sim/SimTime.h"
 
 namespace steprdu::hw {
 
@@ -15,24 +15,23 @@ class RdnMesh;
 
 class RdnSwitch : public sc_core::sc_module {
   public:
-    SC_HAS_PROCESS(RdnSwitch);
-    RdnSwitch(sc_core::sc_module_name name, RdnMesh& mesh, int id);
+    RdnSwitch(sc_core::sc_module_name name, RdnMesh& mesh);
 
     int addInputPort();
     // A visit whose head is in input buffer `port` (or, with port -1, at its source) wants its links.
     void enqueue(int port, int visit);
-    // Arbitrate `link` no earlier than `at`.
-    void wake(int link, Cycle at) { calendar_.schedule(std::max(at, now()), link); }
+    // Grants `link` (one of this switch's) to a waiting head now, if one may take it.
+    void arbitrate(int link);
     // Input port heads that still wait (deadlock reports).
     std::vector<int> waitingVisits() const;
 
   private:
+    // An input buffer's packets in arrival order: a list through the visits (Visit::next), so that a
+    // switch's ports sit in one or two cache lines.
     struct Port {
-        std::deque<int> fifo;
+        int head = -1, tail = -1;
         Cycle nextFree = 0; // the previous packet's tail has left
     };
-    void process();
-    void arbitrate(int link);
     bool wants(int visit, int link, int* child) const;
     Cycle ready(int visit) const;
     void requestLinks(int visit);
@@ -40,11 +39,8 @@ class RdnSwitch : public sc_core::sc_module {
     void finish(int visit);
 
     RdnMesh& mesh_;
-    int id_;
-    sc_core::sc_event wake_;
-    Calendar<int> calendar_;
     std::vector<Port> ports_;
-    std::vector<int> due_, heads_; // scratch of process() and arbitrate()
+    std::vector<int> heads_; // scratch of arbitrate()
 };
 
 } // namespace steprdu::hw
