@@ -10,6 +10,7 @@
 #include "hw/arch/ChipLayout.h"
 #include "hw/arch/MeshPath.h"
 #include "hw/fabric/RdnSwitch.h"
+#include "hw/sim/EdgePhase.h"
 #include "hw/sim/SimulationFailure.h"
 
 namespace steprdu::hw {
@@ -38,10 +39,9 @@ MeshOptions meshOptions(const HwConfig& cfg) {
 }
 
 RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o)
-    : sc_core::sc_module(name), o_(o), calendar_(wake_), commit_(*this) {
-    SC_METHOD(arbitrateDue);
-    sensitive << wake_;
-    dont_initialize();
+    : sc_core::sc_module(name), o_(o), calendar_(EdgePhase::get().event()), commit_(*this) {
+    EdgePhase::get().add([this] { return calendar_.due(); }, [this] { arbitrateDue(); },
+                         [this] { return calendar_.next(); });
     for (int k = 0; k < o_.rows * o_.cols; ++k)
         switches_.push_back(
             std::make_unique<RdnSwitch>(ChipLayout::switchName(k / o_.cols, k % o_.cols).c_str(), *this));
@@ -72,8 +72,10 @@ RdnMesh::RdnMesh(sc_core::sc_module_name name, const MeshOptions& o)
 RdnMesh::~RdnMesh() = default;
 
 // Every link due now, each once, in the order its wake was scheduled; a wake for now scheduled meanwhile is
-// served in the next delta cycle. The order is the mesh's own (injections reach it sorted), so no kernel
-// order of processes enters a grant.
+// served in the next delta cycle. The mesh arbitrates a cycle in its edge phase, once every other process of
+// that cycle has run (as a switch samples its inputs at the clock edge), so what competes for a link does
+// not depend on the delta cycle in which a unit sent it; the order is the mesh's own (injections reach it
+// sorted), so no kernel order of processes enters a grant.
 void RdnMesh::arbitrateDue() {
     if (dueMark_.size() < links_.size()) dueMark_.resize(links_.size(), 0);
     ++drains_;
@@ -90,7 +92,6 @@ void RdnMesh::arbitrateDue() {
     } catch (...) { // a delivery's consumer found bad input (e.g. a stage buffer that does not fit)
         failSimulation(std::current_exception());
     }
-    calendar_.rearm();
 }
 
 double RdnMesh::rateFor(int latency, int buffer, bool ejection) const {

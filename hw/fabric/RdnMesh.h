@@ -68,7 +68,6 @@ MeshOptions meshOptions(const HwConfig& cfg);
 
 class RdnMesh : public sc_core::sc_module {
   public:
-    SC_HAS_PROCESS(RdnMesh);
     RdnMesh(sc_core::sc_module_name name, const MeshOptions& o);
     ~RdnMesh() override;
 
@@ -193,8 +192,8 @@ class RdnMesh : public sc_core::sc_module {
         double nextInv = 1;
     };
 
-    // Arbitrates `link` no earlier than `at`: one calendar for the whole mesh, whose process grants what is
-    // due in each cycle (far fewer kernel events than a process per switch).
+    // Arbitrates `link` no earlier than `at`: one calendar for the whole mesh, whose links due in a cycle
+    // are granted in the edge phase (hw/sim/EdgePhase.h; far fewer kernel events than a process per switch).
     void wake(int link, Cycle at) { calendar_.schedule(std::max(at, now()), link); }
     void arbitrateDue();
     // A packet of `flits` crossed held link `link` (its first flit the link's flit k0, its tail by `tail`)
@@ -214,7 +213,6 @@ class RdnMesh : public sc_core::sc_module {
     double rateFor(int latency, int buffer, bool ejection) const;
 
     MeshOptions o_;
-    sc_core::sc_event wake_;
     Calendar<int> calendar_;
     std::vector<int> due_;               // scratch of arbitrateDue()
     std::vector<std::uint64_t> dueMark_; // per link: the drain that last listed it
