@@ -23,8 +23,9 @@ namespace steprdu::cli {
 namespace {
 
 // The memory section's controller keys, which memtrace takes without the "memory." prefix.
-const std::vector<std::string> kControllerKeys = {"row_policy", "read_queue", "write_queue", "write_high",
-                                                  "write_low",  "refresh",    "fast_path",   "check_timing"};
+const std::vector<std::string> kControllerKeys = {"row_policy",    "read_queue", "write_queue",
+                                                  "write_high",    "write_low",  "refresh",
+                                                  "posted_writes", "fast_path",  "check_timing"};
 
 std::vector<std::string> setKeys() {
     std::vector<std::string> k = {"channels", "mapping"};
@@ -133,7 +134,8 @@ int cmdMemTrace(const Args& args) {
         "set", po::value(&sets)->composing(),
         "channels=N, mapping=RoBaRaCoCh|RoBaRaCoCh-perm|ChRaBaRoCo|MOP4, or a memory controller key without "
         "its 'memory.' "
-        "prefix: row_policy, read_queue, write_queue, write_high, write_low, refresh, fast_path, "
+        "prefix: row_policy, read_queue, write_queue, write_high, write_low, refresh, posted_writes, "
+        "fast_path, "
         "check_timing")("completions", po::bool_switch(&completions),
                         "with --json: every request's completion cycle");
     if (parseOrHelp(

@@ -178,6 +178,7 @@ std::vector<ConfigKey> buildSchema() {
         key("memory.write_high", &C::memory, &MemoryConfig::write_high, {0, 1}, "write drain starts above this fraction of the write queue"),
         key("memory.write_low", &C::memory, &MemoryConfig::write_low, {0, 1}, "write drain stops below this fraction of the write queue (once a read waits)"),
         key("memory.refresh", &C::memory, &MemoryConfig::refresh, kAny, "all-bank refresh every tREFI"),
+        key("memory.posted_writes", &C::memory, &MemoryConfig::posted_writes, kAny, "a write is acknowledged (its window slot freed, its tile done) once its channel's write queue takes it; false: once its data is written, after the write drain"),
         key("memory.fast_path", &C::memory, &MemoryConfig::fast_path, kAny, "schedule DRAM commands in batches up to the lookahead (false: one SystemC event per command and per 64-byte transaction; same cycles, slower)"),
         key("memory.check_timing", &C::memory, &MemoryConfig::check_timing, kAny, "check every DRAM command against every timing constraint (slower); violations are reported as a stat"),
         choice("memory.layout", &C::memory, &MemoryConfig::layout, "off-chip tensor layout: row_major; tiled in blocks of the PCU's physical tile (pcu.rows x pcu.cols elements, each block contiguous, blocks row-major); or tile_major, in blocks of the tile each tensor is first read or written in (every such tile one contiguous range, as the STeP HDL's tile readers see memory; row-major where that tile does not divide the tensor)"),

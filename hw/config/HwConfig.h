@@ -117,6 +117,7 @@ struct MemoryConfig {
     double write_high = 0.8;
     double write_low = 0.2;
     bool refresh = true;
+    bool posted_writes = true;
     bool fast_path = true;
     bool check_timing = false;
     OffChipLayout layout = OffChipLayout::RowMajor;

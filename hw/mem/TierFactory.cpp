@@ -23,6 +23,7 @@ MemorySystemOptions memoryOptions(const HwConfig& cfg, const DramSpec& spec) {
     o.controller.writeLow = m.write_low;
     o.controller.closedRow = m.row_policy == RowPolicy::Closed;
     o.controller.refresh = m.refresh;
+    o.controller.postedWrites = m.posted_writes;
     o.checkTiming = m.check_timing;
     o.clock = ClockRatio::of(cfg.clock_ghz, spec.tCKps);
     return o;

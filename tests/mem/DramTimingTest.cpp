@@ -74,10 +74,16 @@ TEST(DramTiming, IdleWritesAreWrittenAtOnce) {
         r.write = true;
     auto o = options(s);
     o.completions = true;
+    o.memory.controller.postedWrites = false; // complete when written
     auto r = run(o, trace);
     EXPECT_EQ(r["completion_cycles"],
               nlohmann::json({s.t.nRCDWR + s.t.nCWL + s.t.nBL, 1000 + s.t.nCWL + s.t.nBL}));
     EXPECT_EQ(r["bytes_written"].get<int>(), 128);
+    // Posted (the default): done the cycle the write queue takes them, written as before.
+    o.memory.controller.postedWrites = true;
+    auto posted = run(o, trace);
+    EXPECT_EQ(posted["completion_cycles"], nlohmann::json({0, 1000}));
+    EXPECT_EQ(posted["dram_cycles"], r["dram_cycles"]);
 }
 
 // A stream walks whole rows: only refresh (nRFC / nREFI, about 4%) and the row switches between them cost

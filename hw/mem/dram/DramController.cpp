@@ -180,6 +180,7 @@ std::int64_t DramController::admit(std::int64_t t) {
         }
         ++count_[dir];
         ++queued_;
+        if (dir == 1 && o_.postedWrites) sink_.writeQueued(index_, x, t);
         if (dir != mode) continue;
         const Candidate* c = planOf(x.bank, mode);
         if (c) bound = std::min(bound, std::max(t, c->at));

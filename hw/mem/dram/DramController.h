@@ -26,6 +26,9 @@ struct ControllerOptions {
     double writeHigh = 0.8, writeLow = 0.2; // write drain watermarks, fractions of the write queue
     bool closedRow = false;
     bool refresh = true;
+    // A write is done for its client once its queue takes it (its data then waits there, read or not, until
+    // the write drain); otherwise once its data is written.
+    bool postedWrites = true;
     // Count reads by latency (memtrace's percentiles); the chip reports the mean alone, and a histogram per
     // channel, written at a random place on every read, costs the chip's runs a cache miss each.
     bool latencyHistogram = false;
@@ -53,12 +56,15 @@ struct ControllerStats {
     void add(const ControllerStats& o);
 };
 
-// Told when a transaction's last data beat has moved (read data returned, write data written), and when a
-// channel's input buffer has run empty (the sink may then submit the transactions it holds back).
+// Told when a transaction's last data beat has moved (read data returned, write data written), when a posted
+// write entered its queue, and when a channel's input buffer has run empty (the sink may then submit the
+// transactions it holds back).
 class TransactionSink {
   public:
     virtual ~TransactionSink() = default;
     virtual void transactionDone(int channel, const Transaction& x, std::int64_t dataCycle) = 0;
+    // A write entered its channel's write queue at `cycle` (told only with posted writes).
+    virtual void writeQueued(int channel, const Transaction& x, std::int64_t cycle) = 0;
     virtual void inputDrained(int channel) = 0;
 };
 

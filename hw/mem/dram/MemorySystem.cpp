@@ -45,8 +45,9 @@ void MemorySystem::setWindow(int c, int transactions, int returnLatency) {
     cl.returnLatency = returnLatency;
     clientChanged(c);
     // A command at t moves its data no sooner than min(CL, CWL) + BL later, and the slot comes back the
-    // return latency after that: the front end cannot change before then.
-    std::int64_t la = std::min(spec_.t.nCL, spec_.t.nCWL) + spec_.t.nBL;
+    // return latency after that: the front end cannot change before then. A posted write's slot comes back
+    // the return latency after its queue took it.
+    std::int64_t la = o_.controller.postedWrites ? 0 : std::min(spec_.t.nCL, spec_.t.nCWL) + spec_.t.nBL;
     for (const auto& k : clients_)
         if (k.cap > 0) lookahead_ = std::min(lookahead_, la + o_.clock.toDram(k.returnLatency) - 1);
     lookahead_ = std::max<std::int64_t>(lookahead_, 1);
@@ -200,6 +201,14 @@ void MemorySystem::inputDrained(int channel) {
 
 void MemorySystem::transactionDone(int, const Transaction& x, std::int64_t data) {
     lastData_ = std::max(lastData_, data);
+    if (!(x.write && o_.controller.postedWrites)) done(x, data);
+}
+
+void MemorySystem::writeQueued(int, const Transaction& x, std::int64_t cycle) {
+    done(x, cycle);
+}
+
+void MemorySystem::done(const Transaction& x, std::int64_t data) {
     if (onTransaction_) onTransaction_(x.request, data);
     Request& r = requests_[x.request];
     r.last = std::max(r.last, data);

@@ -75,9 +75,13 @@ class MemorySystem : public TransactionSink {
     std::int64_t lastData() const { return lastData_; }
 
     void transactionDone(int channel, const Transaction& x, std::int64_t data) override;
+    void writeQueued(int channel, const Transaction& x, std::int64_t cycle) override;
     void inputDrained(int channel) override;
 
   private:
+    // Transaction `x` is done for its client at DRAM cycle `at`: its window slot comes back, its request
+    // completes with its last transaction.
+    void done(const Transaction& x, std::int64_t at);
     struct Request {
         int client = 0;
         std::int64_t remaining = 0, last = 0;
