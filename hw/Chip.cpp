@@ -81,6 +81,14 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
         const auto& op = g.op(i);
         const int outs = static_cast<int>(op.outputs().size());
         const bool multicast = op.kind() == "Broadcast";
+        // A multicast that forks on the fabric has packets of its own length (rdn.multicast_packet_flits): a
+        // stage relays its first leg's packets one to one, so both legs are cut alike.
+        int forks = 0;
+        for (int k = 0; multicast && k < outs; ++k)
+            for (auto [c, port] : g.consumers({i, k}))
+                forks += p.stage(c, port) || &unitAt(p.ops[i].host()) != &unitAt(p.ops[c].host());
+        const int cut =
+            forks > 1 && cfg_.rdn.multicast_packet_flits > 0 ? cfg_.rdn.multicast_packet_flits : -1;
         FabricRoute* route = nullptr;
         // Per lane, the fabric destinations of its first leg and whether each goes along the column first,
         // as routed: one for a stream, one per consumer for a Broadcast's multicast.
@@ -96,7 +104,7 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
             std::vector<std::unique_ptr<FabricSegment>> legs;
             for (std::size_t l = 0; l < laneDsts.size(); ++l) {
                 const int src = unitAt(p.ops[i].units[p.laneSource(i, out, static_cast<int>(l))]).endpoint();
-                legs.push_back(makeSegment(mesh_.get(), cfg_.rdn, src, laneDsts[l], laneColumnFirst[l]));
+                legs.push_back(makeSegment(mesh_.get(), cfg_.rdn, src, laneDsts[l], laneColumnFirst[l], cut));
             }
             return bundleLanes(std::move(legs), static_cast<int>(laneDsts.front().size()));
         };
@@ -147,7 +155,7 @@ void Chip::buildRoutes(const step::Graph& g, const pnr::Placement& p, const pnr:
                     const int mid = lanePmu ? lanePmu->endpoint() : dst;
                     if (lanePmu) {
                         out.push_back(
-                            makeSegment(mesh_.get(), cfg_.rdn, mid, {dst}, {routed(c, port, 1, l)}));
+                            makeSegment(mesh_.get(), cfg_.rdn, mid, {dst}, {routed(c, port, 1, l)}, cut));
                         laneBuffers.push_back(lanePmu);
                     }
                     laneDsts[l].push_back(mid);

@@ -148,6 +148,7 @@ std::vector<ConfigKey> buildSchema() {
         key("rdn.local_hop_cycles", &C::rdn, &RdnConfig::local_hop_cycles, {1, 1024}, "a stream between two operators on one unit, cycles"),
         key("rdn.flow_table_entries", &C::rdn, &RdnConfig::flow_table_entries, {1, kBig}, "static flows one switch's routing table holds"),
         key("rdn.packet_flits", &C::rdn, &RdnConfig::packet_flits, {0, 1 << 30}, "flits per packet at most: a longer message is cut into packets that take turns with other flows' at every switch (0: one packet per message, which holds each link it crosses for the whole message)"),
+        key("rdn.multicast_packet_flits", &C::rdn, &RdnConfig::multicast_packet_flits, {0, 1 << 30}, "flits per packet at most on a multicast that forks on the fabric, on both sides of its stage PMUs: a fork couples its branches flit by flit, which the lumped hold of a packet longer than a buffer misses (0: as rdn.packet_flits; rdn.vc_buffer_flits gives the flit-level cycles; docs/cycle.md)"),
         key("rdn.flit_level", &C::rdn, &RdnConfig::flit_level, kAny, "send every flit as its own packet (slow; checks the packet-level model on small cases)"),
         choice("pnr.placer", &C::pnr, &PnrConfig::placer, "anneal (constructive start refined by simulated annealing) or constructive (the start alone)"),
         key("pnr.seed", &C::pnr, &PnrConfig::seed, {0, 2147483647}, "random seed of the annealer (same seed, same placement)"),

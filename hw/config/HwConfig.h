@@ -140,9 +140,10 @@ struct RdnConfig {
     int vc_buffer_flits = 4;
     int control_hop_cycles = 1;
     int local_hop_cycles = 1;
-    bool flit_level = false;      // every flit its own packet: slow, for checking the packet model
-    int packet_flits = 0;         // flits per packet at most (0: a message is one packet)
-    int flow_table_entries = 256; // static flows one switch can hold
+    bool flit_level = false;        // every flit its own packet: slow, for checking the packet model
+    int packet_flits = 0;           // flits per packet at most (0: a message is one packet)
+    int multicast_packet_flits = 0; // the same on a multicast that forks on the fabric (0: packet_flits)
+    int flow_table_entries = 256;   // static flows one switch can hold
 };
 
 // Place-and-route (hw/pnr): lowering, simulated-annealing placement, negotiated-congestion routing.

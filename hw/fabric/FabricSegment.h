@@ -25,8 +25,8 @@ class FabricSegment {
 class MeshSegment : public FabricSegment {
   public:
     MeshSegment(RdnMesh& mesh, int src, const std::vector<int>& dsts,
-                const std::vector<bool>& columnFirst = {})
-        : mesh_(mesh), flow_(mesh.addFlow(src, dsts, columnFirst)) {}
+                const std::vector<bool>& columnFirst = {}, int packetFlits = -1)
+        : mesh_(mesh), flow_(mesh.addFlow(src, dsts, columnFirst, packetFlits)) {}
     void send(std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag) override {
         mesh_.send(flow_, bytes, at, tailReady, sink, tag);
     }
@@ -36,7 +36,7 @@ class MeshSegment : public FabricSegment {
     void release(int message, int part, Cycle at, Cycle tailReady) override {
         mesh_.release(message, part, at, tailReady);
     }
-    int parts(std::int64_t bytes) const override { return mesh_.partsFor(bytes); }
+    int parts(std::int64_t bytes) const override { return mesh_.partsFor(flow_, bytes); }
 
   private:
     RdnMesh& mesh_;
@@ -86,11 +86,13 @@ class IdealSegment : public FabricSegment {
 };
 
 // A leg from endpoint `src` to `dsts`: a flow over `mesh` (each destination along the column first where
-// `columnFirst` says so), or with no mesh (rdn.topology ideal) a dedicated link to each destination.
+// `columnFirst` says so), or with no mesh (rdn.topology ideal) a dedicated link to each destination. On the
+// mesh, `packetFlits` >= 0 sets the leg's packets' length at most (RdnMesh::addFlow).
 inline std::unique_ptr<FabricSegment> makeSegment(RdnMesh* mesh, const RdnConfig& rdn, int src,
                                                   const std::vector<int>& dsts,
-                                                  const std::vector<bool>& columnFirst) {
-    if (mesh) return std::make_unique<MeshSegment>(*mesh, src, dsts, columnFirst);
+                                                  const std::vector<bool>& columnFirst,
+                                                  int packetFlits = -1) {
+    if (mesh) return std::make_unique<MeshSegment>(*mesh, src, dsts, columnFirst, packetFlits);
     return std::make_unique<IdealSegment>(static_cast<int>(dsts.size()), rdn.flit_bytes,
                                           rdn.link_latency_cycles);
 }

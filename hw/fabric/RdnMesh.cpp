@@ -148,9 +148,11 @@ void RdnMesh::route(int fromSwitch, int toSwitch, bool columnFirst, std::vector<
         links.push_back(meshLinks_[switchAt(h.row, h.col) * kPorts + h.dir]);
 }
 
-int RdnMesh::addFlow(int src, const std::vector<int>& dsts, const std::vector<bool>& columnFirst) {
+int RdnMesh::addFlow(int src, const std::vector<int>& dsts, const std::vector<bool>& columnFirst,
+                     int packetFlits) {
     Flow f;
     f.src = src;
+    f.packetFlits = packetFlits >= 0 ? packetFlits : o_.packetFlits;
     f.dsts = dsts;
     f.nodes.push_back({endpoints_.at(src).injection, {}, {}, {}});
     for (std::size_t d = 0; d < dsts.size(); ++d) {
@@ -268,13 +270,15 @@ namespace {
 int flitsOf(std::int64_t bytes, int flitBytes) {
     return static_cast<int>(std::max<std::int64_t>(1, (bytes + flitBytes - 1) / flitBytes));
 }
-int flitsPerPart(int flits, const MeshOptions& o) {
-    return o.flitLevel ? 1 : o.packetFlits > 0 ? std::min(flits, o.packetFlits) : flits;
-}
 } // namespace
 
-int RdnMesh::partsFor(std::int64_t bytes) const {
-    const int flits = flitsOf(bytes, o_.flitBytes), per = flitsPerPart(flits, o_);
+int RdnMesh::flitsPerPart(int flow, int flits) const {
+    const int cut = flows_.at(flow).packetFlits;
+    return o_.flitLevel ? 1 : cut > 0 ? std::min(flits, cut) : flits;
+}
+
+int RdnMesh::partsFor(int flow, std::int64_t bytes) const {
+    const int flits = flitsOf(bytes, o_.flitBytes), per = flitsPerPart(flow, flits);
     return (flits + per - 1) / per;
 }
 
@@ -296,7 +300,7 @@ int RdnMesh::open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t 
     m.flits = flits;
     m.sink = sink;
     m.tag = tag;
-    m.partFlits = flitsPerPart(flits, o_);
+    m.partFlits = flitsPerPart(flow, flits);
     m.parts = (flits + m.partFlits - 1) / m.partFlits;
     m.got.assign(nd, 0);
     m.head.assign(nd, kNever);

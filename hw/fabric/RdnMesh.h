@@ -75,7 +75,10 @@ class RdnMesh : public sc_core::sc_module {
     int attach(int row, int col, const std::string& name);
     // A static flow from endpoint `src` to each endpoint of `dsts`; returns its id. `columnFirst`, if given,
     // says per destination whether its route goes along the column first; otherwise the mesh's order.
-    int addFlow(int src, const std::vector<int>& dsts, const std::vector<bool>& columnFirst = {});
+    // `packetFlits` >= 0 cuts its messages into packets of at most that many flits instead of the mesh's
+    // packetFlits (0: a message is one packet).
+    int addFlow(int src, const std::vector<int>& dsts, const std::vector<bool>& columnFirst = {},
+                int packetFlits = -1);
     // Sends `bytes` on `flow`: the head may enter at `at` (>= now), the tail is ready no earlier than
     // `tailReady`. The sink hears of each destination's arrival.
     void send(int flow, std::int64_t bytes, Cycle at, Cycle tailReady, PacketSink* sink, std::uint64_t tag);
@@ -83,8 +86,8 @@ class RdnMesh : public sc_core::sc_module {
     // its parts() in order: its packets of at most packetFlits flits (one flit each in the flit-level mode).
     int open(int flow, std::int64_t bytes, PacketSink* sink, std::uint64_t tag);
     int parts(int message) const { return messages_[message].parts; }
-    // The packets a message of `bytes` is sent in.
-    int partsFor(std::int64_t bytes) const;
+    // The packets a message of `bytes` is sent in on `flow`.
+    int partsFor(int flow, std::int64_t bytes) const;
     void release(int message, int part, Cycle at, Cycle tailReady);
 
     // Switches a packet crosses from `src` to `dst`.
@@ -137,6 +140,7 @@ class RdnMesh : public sc_core::sc_module {
         int src = -1;
         std::vector<int> dsts;
         std::vector<FlowNode> nodes; // node 0 is the source's injection link
+        int packetFlits = 0;         // flits per packet at most (0: a message is one packet)
     };
     // What one send() carries; the flit-level mode splits it into one packet per flit.
     struct Message {
@@ -211,6 +215,7 @@ class RdnMesh : public sc_core::sc_module {
     int switchAt(int row, int col) const { return row * o_.cols + col; }
     void route(int fromSwitch, int toSwitch, bool columnFirst, std::vector<int>& links) const;
     double rateFor(int latency, int buffer, bool ejection) const;
+    int flitsPerPart(int flow, int flits) const;
 
     MeshOptions o_;
     Calendar<int> calendar_;

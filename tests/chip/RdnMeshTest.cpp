@@ -75,6 +75,25 @@ TEST_P(RdnMeshModes, OnePacketTakesHopsTimesSwitchPlusLinkPlusSerialization) {
     EXPECT_EQ(rec.got[0][0].head, 10 + 9 * 2);
 }
 
+// A flow may cut its messages into packets of its own length (a forking multicast's, Chip): 16 flits in
+// packets of 4 are four packets where the mesh's default sends one, and uncontended, back to back, they
+// arrive as the one would: tail 10 + 9 x 2 + 16 = 44.
+TEST(RdnMesh, AFlowCutsItsMessagesIntoPacketsOfItsOwnLength) {
+    initSimTime();
+    RdnMesh mesh("rdn", mesh8(false));
+    int a = mesh.attach(0, 0, "a"), b = mesh.attach(3, 5, "b"), c = mesh.attach(7, 7, "c");
+    int cut = mesh.addFlow(a, {b}, {}, 4), whole = mesh.addFlow(a, {c});
+    EXPECT_EQ(mesh.partsFor(cut, 16 * 64), 4);
+    EXPECT_EQ(mesh.partsFor(cut, 15 * 64), 4);
+    EXPECT_EQ(mesh.partsFor(whole, 16 * 64), 1);
+    Recorder rec;
+    Sender s("s", mesh, rec, cut, 1, 16, 10, 0);
+    simulate();
+    ASSERT_EQ(rec.got.count(0), 1u);
+    EXPECT_EQ(rec.got[0][0].tail, 10 + 9 * 2 + 16);
+    EXPECT_EQ(mesh.packetHops(), 4 * 10); // four packets over 9 switch links and the ejection
+}
+
 // Two flows share the link (0,1)->(0,2) and (0,2)->(0,3); each offers a full link's worth. Round-robin
 // arbitration gives each half the link: 400 packets of 4 flits take 2 x 1600 cycles for both.
 TEST_P(RdnMeshModes, TwoFlowsSharingALinkGetHalfItsBandwidthEach) {
