@@ -29,8 +29,9 @@ ALLOWED = {
     "models": ["hw/mem/step_node", "step_ops", "util"],
     "testbenches/units": ["hw/", "traces", "step_ops", "util"],
     "testbenches": ["testbenches/units", "models", "hw/", "traces", "step_ops", "util"],
-    "tools": ["testbenches/", "models", "hw/", "traces", "step_ops", "util"],
-    "python": ["testbenches/", "models", "hw/", "traces", "step_ops", "util"],
+    "system": ["testbenches/", "models", "hw/", "traces", "step_ops", "util"],
+    "tools": ["system", "testbenches/", "models", "hw/", "traces", "step_ops", "util"],
+    "python": ["system", "testbenches/", "models", "hw/", "traces", "step_ops", "util"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

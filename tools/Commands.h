@@ -55,5 +55,7 @@ int cmdSweep(const Args& args);
 int cmdCollect(const Args& args);
 // steprdu plot: a sweep directory's results as a PNG.
 int cmdPlot(const Args& args);
+// steprdu program: a program of kernels, timed with its launches under each orchestration.
+int cmdProgram(const Args& args);
 
 } // namespace steprdu::cli

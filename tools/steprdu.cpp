@@ -79,6 +79,11 @@ const std::vector<Command>& commands() {
                                               a sweep's results.csv as a PNG: an axis against cycles, a
                                               series per backend and label, failed points marked)",
          cmdPlot},
+        {"program",
+         R"(program <program.yaml> [--backend roofline|cycle] [--orchestration software|hardware|looping|all]
+              [--hw ..] [--set ..] [--out DIR] [--json]   a program of kernels with its launches:
+                                              program load, argument load, execute, host per kernel)",
+         cmdProgram},
     };
     return table;
 }

@@ -183,6 +183,22 @@ struct RooflineConfig {
     int channel_depth = 0;
 };
 
+// Kernel launches (system/, docs/system.md): what a launch moves and waits for. None of it is published for
+// the SN40L: the defaults are stated assumptions, to be swept.
+struct LaunchConfig {
+    // Program Load: configuration bytes per unit the kernel uses, read from `program_tier`.
+    int pcu_config_bytes = 8192;
+    int pmu_config_bytes = 2048;
+    int switch_config_bytes = 1024; // per switch at a used unit's site
+    int agcu_config_bytes = 512;
+    Tier program_tier = Tier::Hbm;
+    int argument_bytes = 256; // Argument Load: addresses and scalars, per call
+    int command_cycles = 100; // each of Program Load, Argument Load, Kernel Execute through the AGCU
+    double host_round_trip_us =
+        10;                       // software orchestration: the host sees a kernel end and launches the next
+    int schedule_gap_cycles = 64; // hardware orchestration: the AGCUs step to the schedule's next kernel
+};
+
 // Knobs of the simulation rather than of the hardware.
 struct SimulationConfig {
     // The order in which the chip creates its SystemC processes, and with it SystemC's order of runnable
@@ -214,6 +230,7 @@ struct HwConfig {
     ChipConfig chip;
     RooflineConfig roofline;
     PnrConfig pnr;
+    LaunchConfig launch;
     SimulationConfig sim;
     // Parameters of single units, by unit name and section key: {"pcu_r3c7": {"pcu.simd_lanes": 8}}.
     std::map<std::string, std::map<std::string, KeyValue>> units;

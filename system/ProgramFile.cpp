@@ -1,0 +1,126 @@
+#include "system/ProgramFile.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "testbenches/Testbench.h"
+#include "util/Error.h"
+
+namespace steprdu::sys {
+
+namespace {
+
+void onlyKeys(const YAML::Node& n, const std::string& where, const std::set<std::string>& allowed) {
+    for (const auto& kv : n) {
+        const std::string k = kv.first.as<std::string>();
+        if (!allowed.count(k)) {
+            std::string list;
+            for (const auto& a : allowed)
+                list += (list.empty() ? "" : ", ") + a;
+            throw BadInput(fmt::format("{}: expected one of {}, found key '{}'", where, list, k));
+        }
+    }
+}
+
+std::string scalar(const YAML::Node& n, const std::string& where) {
+    if (!n || !n.IsScalar()) throw BadInput(fmt::format("{}: expected a value, found none", where));
+    return n.as<std::string>();
+}
+
+} // namespace
+
+ProgramFile parseProgram(const std::string& text, const std::string& where) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw BadInput(
+            fmt::format("{}: expected YAML, found an error at line {}: {}", where, e.mark.line + 1, e.msg));
+    }
+    if (!root.IsMap()) throw BadInput(fmt::format("{}: expected a map with kernels and schedule", where));
+    onlyKeys(root, where, {"kernels", "schedule", "description"});
+    const YAML::Node kernels = root["kernels"], schedule = root["schedule"];
+    if (!kernels || !kernels.IsSequence() || kernels.size() == 0)
+        throw BadInput(fmt::format("{}: kernels: expected a list of kernels, found none", where));
+    ProgramFile p;
+    std::map<std::string, int> index;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        const YAML::Node k = kernels[i];
+        const std::string at = fmt::format("{}: kernels[{}]", where, i);
+        if (!k.IsMap()) throw BadInput(at + ": expected a map (name, testbench, knobs, loop_knob)");
+        onlyKeys(k, at, {"name", "testbench", "knobs", "loop_knob"});
+        KernelSpec s;
+        s.name = scalar(k["name"], at + ".name");
+        s.testbench = scalar(k["testbench"], at + ".testbench");
+        try {
+            tb::findTestbench(s.testbench);
+        } catch (const BadInput& e) {
+            throw BadInput(fmt::format("{}.testbench: {}", at, e.what()));
+        }
+        if (const YAML::Node knobs = k["knobs"]) {
+            if (!knobs.IsMap()) throw BadInput(at + ".knobs: expected a map of knob: value");
+            for (const auto& kv : knobs)
+                s.knobs.push_back(kv.first.as<std::string>() + "=" +
+                                  scalar(kv.second, at + ".knobs." + kv.first.as<std::string>()));
+        }
+        if (k["loop_knob"]) s.loopKnob = scalar(k["loop_knob"], at + ".loop_knob");
+        if (!index.emplace(s.name, static_cast<int>(i)).second)
+            throw BadInput(
+                fmt::format("{}.name: expected a name no other kernel has, found '{}' again", at, s.name));
+        p.kernels.push_back(std::move(s));
+    }
+    if (!schedule || !schedule.IsSequence() || schedule.size() == 0)
+        throw BadInput(fmt::format("{}: schedule: expected a list of calls, found none", where));
+    for (std::size_t i = 0; i < schedule.size(); ++i) {
+        const YAML::Node c = schedule[i];
+        const std::string at = fmt::format("{}: schedule[{}]", where, i);
+        std::string name;
+        long long repeat = 1;
+        if (c.IsScalar()) {
+            name = c.as<std::string>();
+        } else if (c.IsMap()) {
+            onlyKeys(c, at, {"kernel", "repeat"});
+            name = scalar(c["kernel"], at + ".kernel");
+            if (c["repeat"]) {
+                const std::string r = scalar(c["repeat"], at + ".repeat");
+                try {
+                    std::size_t used = 0;
+                    repeat = std::stoll(r, &used);
+                    if (used != r.size()) repeat = 0;
+                } catch (const std::exception&) {
+                    repeat = 0;
+                }
+                if (repeat < 1 || repeat > 1'000'000)
+                    throw BadInput(
+                        fmt::format("{}.repeat: expected an integer in [1, 1000000], found '{}'", at, r));
+            }
+        } else {
+            throw BadInput(at + ": expected a kernel's name or {kernel, repeat}");
+        }
+        auto it = index.find(name);
+        if (it == index.end()) {
+            std::string names;
+            for (const auto& [n, _] : index)
+                names += (names.empty() ? "" : ", ") + n;
+            throw BadInput(
+                fmt::format("{}: expected a kernel of the program ({}), found '{}'", at, names, name));
+        }
+        p.calls.insert(p.calls.end(), static_cast<std::size_t>(repeat), it->second);
+    }
+    return p;
+}
+
+ProgramFile readProgramFile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw BadInput(fmt::format("{}: expected a readable program file, found none", path));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parseProgram(ss.str(), path);
+}
+
+} // namespace steprdu::sys

@@ -1,0 +1,182 @@
+// The system layer alone: launch costs and program schedules against numbers derived by hand, the program
+// file's validation, and `steprdu program` end to end.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "CliRun.h"
+#include "hw/config/HwConfigLoader.h"
+#include "system/Program.h"
+#include "system/ProgramFile.h"
+#include "util/Error.h"
+
+namespace steprdu::sys {
+namespace {
+
+// step_eval: HBM at 1024 B/cycle, 1.2 GHz; the launch defaults: 8192 B per PCU, 2048 per PMU, 1024 per
+// switch, 512 per AGCU, 256 argument bytes, 100 cycles a command, 10 us a host round trip, a 64-cycle gap.
+// A: 10 PCUs, 4 PMUs, 2 AGCUs, 14 switches: 81,920 + 8,192 + 14,336 + 1,024 = 105,472 B, 103 cycles + 100.
+// B: 1 PCU, 1 PMU, 1 AGCU, 2 switches: 8,192 + 2,048 + 2,048 + 512 = 12,800 B, 13 cycles + 100.
+Program twoKernels() {
+    Program p;
+    p.kernels = {{"A", {10, 4, 2, 14}, 1000, 600, 0}, {"B", {1, 1, 1, 2}, 500, 0, 0}};
+    p.calls = {0, 0, 0, 1, 0};
+    return p;
+}
+
+TEST(LaunchModel, ProgramLoadMovesEachUnitsConfigurationAtTheTiersBandwidth) {
+    LaunchModel m(hw::loadHwConfig("step_eval"));
+    EXPECT_EQ(m.programBytes({10, 4, 2, 14}), 105472);
+    EXPECT_EQ(m.programLoadCycles({10, 4, 2, 14}), 203);
+    EXPECT_EQ(m.programLoadCycles({1, 1, 1, 2}), 113);
+    EXPECT_EQ(m.argumentLoadCycles(1), 101); // 256 B
+    EXPECT_EQ(m.argumentLoadCycles(5), 102); // 1,280 B
+    EXPECT_EQ(m.hostRoundTripCycles(), 12000);
+}
+
+// Calls A A A B A. Program Load: A, then B, then A again (B replaced it): 203 + 113 + 203 = 519.
+// Software: five round trips (60,000), five argument loads (505), execution 4 x 1,100 + 600 = 5,000.
+// Hardware: one round trip and four gaps (12,256), the rest as software.
+// Looping: A x 3, B, A: one round trip and two gaps (12,128), argument loads 101 (768 B) + 101 + 101,
+// execution 100 + 1,000 + 2 x 600 and 600 and 1,100 = 4,000.
+TEST(Program, EachOrchestrationPaysWhatItShould) {
+    const Program p = twoKernels();
+    LaunchModel m(hw::loadHwConfig("step_eval"));
+    ProgramTime so = timeProgram(p, Orchestration::Software, m);
+    EXPECT_EQ(so.launches.size(), 5u);
+    EXPECT_EQ(so.host, 60000);
+    EXPECT_EQ(so.programLoad, 519);
+    EXPECT_EQ(so.argumentLoad, 505);
+    EXPECT_EQ(so.execute, 5000);
+    EXPECT_EQ(so.total(), 66024);
+    EXPECT_EQ(so.programBytes, 105472 * 2 + 12800);
+    ProgramTime ho = timeProgram(p, Orchestration::Hardware, m);
+    EXPECT_EQ(ho.host, 12256);
+    EXPECT_EQ(ho.total(), 12256 + 519 + 505 + 5000);
+    ProgramTime loop = timeProgram(p, Orchestration::Looping, m);
+    ASSERT_EQ(loop.launches.size(), 3u);
+    EXPECT_EQ(loop.launches[0].iterations, 3);
+    EXPECT_EQ(loop.host, 12128);
+    EXPECT_EQ(loop.programLoad, 519);
+    EXPECT_EQ(loop.argumentLoad, 303);
+    EXPECT_EQ(loop.execute, 4000);
+    // One kernel called once gains nothing from hardware orchestration or looping.
+    Program one;
+    one.kernels = {p.kernels[0]};
+    one.calls = {0};
+    EXPECT_EQ(timeProgram(one, Orchestration::Software, m).total(),
+              timeProgram(one, Orchestration::Hardware, m).total());
+    EXPECT_EQ(timeProgram(one, Orchestration::Software, m).total(),
+              timeProgram(one, Orchestration::Looping, m).total());
+}
+
+TEST(Program, TheSplitAddsUpPerKernelInJson) {
+    const Program p = twoKernels();
+    LaunchModel m(hw::loadHwConfig("step_eval"));
+    nlohmann::json j = toJson(p, timeProgram(p, Orchestration::Software, m), 1.2);
+    EXPECT_EQ(j["cycles"], 66024);
+    EXPECT_NEAR(j["seconds"].get<double>(), 66024 / 1.2e9, 1e-12);
+    EXPECT_EQ(j["kernels"][0]["calls"], 4);
+    EXPECT_EQ(j["kernels"][0]["program_load"], 406);
+    EXPECT_EQ(j["kernels"][1]["execute"], 600);
+    EXPECT_EQ(j["kernels"][0]["host"].get<int>() + j["kernels"][1]["host"].get<int>(), 60000);
+}
+
+TEST(ProgramFile, ReadsKernelsAndRepeatsTheSchedule) {
+    ProgramFile f = parseProgram(R"(
+kernels:
+  - {name: ffn, testbench: swiglu, knobs: {batch: 64}}
+  - {name: proj, testbench: gemm, loop_knob: m}
+schedule:
+  - {kernel: ffn, repeat: 3}
+  - proj
+)",
+                                 "p.yaml");
+    ASSERT_EQ(f.kernels.size(), 2u);
+    EXPECT_EQ(f.kernels[0].knobs, std::vector<std::string>{"batch=64"});
+    EXPECT_EQ(f.kernels[1].loopKnob, "m");
+    EXPECT_EQ(f.calls, (std::vector<int>{0, 0, 0, 1}));
+}
+
+void expectBad(const std::string& text, const std::string& message) {
+    try {
+        parseProgram(text, "p.yaml");
+        ADD_FAILURE() << "accepted: " << text;
+    } catch (const BadInput& e) {
+        EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+}
+
+TEST(ProgramFile, BadProgramsNameTheEntryAndTheKey) {
+    const std::string k = "kernels: [{name: a, testbench: gemm}]\n";
+    expectBad(k + "schedule: [b]", "p.yaml: schedule[0]: expected a kernel of the program (a), found 'b'");
+    expectBad(k + "schedule: [{kernel: a, repeat: 0}]",
+              "schedule[0].repeat: expected an integer in [1, 1000000]");
+    expectBad(k + "schedule: [{kernel: a, times: 2}]",
+              "schedule[0]: expected one of kernel, repeat, found key 'times'");
+    expectBad(k + "schedule: []", "schedule: expected a list of calls, found none");
+    expectBad("kernels: [{name: a, testbench: gemmm}]\nschedule: [a]", "kernels[0].testbench:");
+    expectBad("kernels: [{name: a, testbench: gemm}, {name: a, testbench: gemm}]\nschedule: [a]",
+              "kernels[1].name: expected a name no other kernel has, found 'a' again");
+    expectBad("kernels: [{name: a, testbench: gemm}\n", "p.yaml: expected YAML");
+}
+
+TEST(LaunchModel, AProgramTierWithoutADeviceIsRefused) {
+    hw::HwConfig cfg = hw::loadHwConfig("step_eval");
+    hw::applyOverride(cfg, "launch.program_tier=ddr");
+    if (hw::tierPeakBytesPerCycle(cfg, hw::Tier::Ddr) > 0) GTEST_SKIP() << "step_eval has a DDR tier";
+    try {
+        LaunchModel m(cfg);
+        ADD_FAILURE() << "accepted a tier without a device";
+    } catch (const BadInput& e) {
+        EXPECT_NE(std::string(e.what()).find("launch.program_tier"), std::string::npos) << e.what();
+    }
+}
+
+// End to end on the roofline: two kernels, one called three times; each distinct kernel runs once.
+TEST(ProgramCli, TimesEveryOrchestrationAndRunsEachKernelOnce) {
+    auto dir = std::filesystem::temp_directory_path() / ("steprdu_program_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "p.yaml") << "kernels:\n  - {name: ffn, testbench: swiglu}\n"
+                                     "  - {name: proj, testbench: gemm, knobs: {m: 64, k: 256, n: 256}}\n"
+                                     "schedule: [{kernel: ffn, repeat: 3}, proj]\n";
+    auto r = test::runCli("program " + (dir / "p.yaml").string() + " --json -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["kernel_runs"], 2);
+    ASSERT_EQ(j["orchestrations"].size(), 3u);
+    const auto& so = j["orchestrations"][0];
+    const auto& ho = j["orchestrations"][1];
+    EXPECT_EQ(so["calls"], 4);
+    EXPECT_EQ(so["execute"], ho["execute"]);
+    EXPECT_EQ(so["host"].get<std::int64_t>() - ho["host"].get<std::int64_t>(), 3 * (12000 - 64));
+    EXPECT_LT(j["orchestrations"][2]["cycles"], ho["cycles"]);
+    auto bad = test::runCli("program " + (dir / "p.yaml").string() + " --set launch.command_cycles=-1");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("launch.command_cycles"), std::string::npos) << bad.err;
+    std::filesystem::remove_all(dir);
+}
+
+} // namespace
+} // namespace steprdu::sys
+
+namespace steprdu::sys {
+namespace {
+
+// The programs shipped in examples/programs stay valid.
+TEST(ProgramFile, TheExamplesParse) {
+    int n = 0;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(STEPRDU_SOURCE_DIR) + "/examples/programs"))
+        if (e.path().extension() == ".yaml") {
+            SCOPED_TRACE(e.path().string());
+            EXPECT_FALSE(readProgramFile(e.path().string()).calls.empty());
+            ++n;
+        }
+    EXPECT_GE(n, 1);
+}
+
+} // namespace
+} // namespace steprdu::sys

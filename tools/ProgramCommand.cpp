@@ -1,0 +1,96 @@
+// steprdu program <program.yaml> [--backend roofline|cycle] [--orchestration software|hardware|looping|all]
+//                 [--hw ..] [--set ..] [--out DIR] [--json] [--quiet]
+#include <iostream>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "hw/config/HwConfigLoader.h"
+#include "system/KernelTimer.h"
+#include "system/ProgramFile.h"
+#include "tools/Commands.h"
+#include "tools/Options.h"
+#include "util/Error.h"
+
+namespace po = boost::program_options;
+
+namespace steprdu::cli {
+
+int cmdProgram(const Args& args) {
+    tb::RunRequest base;
+    base.hw = kDefaultHw;
+    std::string orchestration = "all", out;
+    Flags f;
+    po::options_description opts("program options");
+    addFlags(opts, f);
+    opts.add_options()("backend", po::value(&base.backend)->default_value(base.backend),
+                       "roofline or cycle: what times each kernel")(
+        "orchestration", po::value(&orchestration)->default_value(orchestration),
+        "software (the host launches every call), hardware (the AGCUs run the schedule), looping (and "
+        "consecutive calls of a kernel become one), or all three")("out", po::value(&out),
+                                                                   "write program.json here");
+    addHardwareOptions(opts, base.hw, base.sets);
+    std::vector<std::string> positional;
+    if (parseOrHelp("program", args, opts, &positional, f,
+                    "Time a program of kernels (docs/system.md): each distinct kernel is run once on the\n"
+                    "backend, and every call of it costs its execution plus its launch: Program Load (the\n"
+                    "configuration bytes of the units it uses, from launch.program_tier), Argument Load,\n"
+                    "Kernel Execute, and the host's round trip or the schedule's gap (launch.* keys)."))
+        return 0;
+    if (positional.size() != 1)
+        throw BadInput(fmt::format("program: expected one program file, found {}", positional.size()));
+    if (base.backend != "roofline" && base.backend != "cycle")
+        throw BadInput(fmt::format("--backend: expected roofline or cycle, found '{}'", base.backend));
+    checkHwOption(base.hw);
+    std::vector<sys::Orchestration> modes;
+    if (orchestration == "all")
+        modes = {sys::Orchestration::Software, sys::Orchestration::Hardware, sys::Orchestration::Looping};
+    else if (orchestration == "software" || orchestration == "hardware" || orchestration == "looping")
+        modes = {sys::parseOrchestration("--orchestration", orchestration)};
+    else
+        throw BadInput(fmt::format(
+            "--orchestration: expected software, hardware, looping or all, found '{}'{}", orchestration,
+            didYouMean(orchestration, {"software", "hardware", "looping", "all"})));
+    hw::HwConfig cfg = hw::loadHwConfig(base.hw);
+    for (const auto& s : base.sets)
+        hw::applyOverride(cfg, s);
+    const sys::LaunchModel launch(cfg);
+    const sys::ProgramFile file = sys::readProgramFile(positional[0]);
+
+    sys::KernelTimer timer(base);
+    const bool looping = std::find(modes.begin(), modes.end(), sys::Orchestration::Looping) != modes.end();
+    sys::Program program;
+    program.calls = file.calls;
+    for (const auto& spec : file.kernels) {
+        if (f.showProgress()) std::cerr << fmt::format("steprdu program: timing kernel {}\n", spec.name);
+        program.kernels.push_back(timer.time(spec, looping));
+    }
+    nlohmann::json result = {{"program", positional[0]},
+                             {"backend", base.backend},
+                             {"hw", cfg.name},
+                             {"clock_ghz", cfg.clock_ghz},
+                             {"kernel_runs", timer.runs()},
+                             {"orchestrations", nlohmann::json::array()}};
+    for (auto m : modes)
+        result["orchestrations"].push_back(
+            sys::toJson(program, sys::timeProgram(program, m, launch), cfg.clock_ghz));
+    writeOut(out, {{"program.json", result.dump(2) + "\n"}});
+    if (f.json) {
+        std::cout << result.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << fmt::format("{} ({} backend, hw {}): {} call(s) of {} kernel(s), {} kernel run(s)\n",
+                             positional[0], base.backend, cfg.name, program.calls.size(),
+                             program.kernels.size(), timer.runs());
+    std::cout << fmt::format("  {:<10} {:>14} {:>10} {:>9} {:>12} {:>12} {:>13} {:>14}\n", "launching",
+                             "cycles", "us", "launches", "host", "program load", "argument load", "execute");
+    for (const auto& o : result["orchestrations"])
+        std::cout << fmt::format("  {:<10} {:>14} {:>10.1f} {:>9} {:>12} {:>12} {:>13} {:>14}\n",
+                                 o["orchestration"].get<std::string>(), o["cycles"].get<std::int64_t>(),
+                                 o["seconds"].get<double>() * 1e6, o["launches"].get<std::int64_t>(),
+                                 o["host"].get<std::int64_t>(), o["program_load"].get<std::int64_t>(),
+                                 o["argument_load"].get<std::int64_t>(), o["execute"].get<std::int64_t>());
+    return 0;
+}
+
+} // namespace steprdu::cli
