@@ -46,7 +46,7 @@ fuzz: deps
 	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DSTEPRDU_FUZZ=ON > /dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_hw_config fuzz_traces fuzz_memtrace fuzz_graph \
-		fuzz_program
+		fuzz_program fuzz_program_file
 	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The long differential test: DIFFTEST_COUNT random programs on every executor (one die tile of step_eval).

@@ -7,7 +7,7 @@ build=${1:?usage: fuzz.sh <build dir> <seconds per target>}
 seconds=${2:?usage: fuzz.sh <build dir> <seconds per target>}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$build/fuzz-artifacts"
-for target in hw_config traces memtrace graph program; do
+for target in hw_config traces memtrace graph program program_file; do
     work="$build/fuzz-corpus/$target"
     mkdir -p "$work"
     cp -n "$root/tests/fuzz/corpus/$target"/* "$work"/

@@ -76,16 +76,37 @@ ProgramFile parseProgram(const std::string& text, const std::string& where) {
     }
     if (!schedule || !schedule.IsSequence() || schedule.size() == 0)
         throw BadInput(fmt::format("{}: schedule: expected a list of calls, found none", where));
+    auto kernelIndex = [&](const std::string& name, const std::string& at) {
+        auto it = index.find(name);
+        if (it != index.end()) return it->second;
+        std::string names;
+        for (const auto& [n, _] : index)
+            names += (names.empty() ? "" : ", ") + n;
+        throw BadInput(fmt::format("{}: expected a kernel of the program ({}), found '{}'", at, names, name));
+    };
     for (std::size_t i = 0; i < schedule.size(); ++i) {
         const YAML::Node c = schedule[i];
         const std::string at = fmt::format("{}: schedule[{}]", where, i);
-        std::string name;
+        std::vector<int> group;
         long long repeat = 1;
         if (c.IsScalar()) {
-            name = c.as<std::string>();
+            group.push_back(kernelIndex(c.as<std::string>(), at));
         } else if (c.IsMap()) {
-            onlyKeys(c, at, {"kernel", "repeat"});
-            name = scalar(c["kernel"], at + ".kernel");
+            onlyKeys(c, at, {"kernel", "calls", "repeat"});
+            if (c["kernel"].IsDefined() == c["calls"].IsDefined())
+                throw BadInput(at + ": expected either kernel or calls, found " +
+                               (c["kernel"] ? "both" : "neither"));
+            if (c["kernel"]) {
+                group.push_back(kernelIndex(scalar(c["kernel"], at + ".kernel"), at + ".kernel"));
+            } else {
+                const YAML::Node calls = c["calls"];
+                if (!calls.IsSequence() || calls.size() == 0)
+                    throw BadInput(at + ".calls: expected a list of kernel names, found none");
+                for (std::size_t j = 0; j < calls.size(); ++j) {
+                    const std::string cj = fmt::format("{}.calls[{}]", at, j);
+                    group.push_back(kernelIndex(scalar(calls[j], cj), cj));
+                }
+            }
             if (c["repeat"]) {
                 const std::string r = scalar(c["repeat"], at + ".repeat");
                 try {
@@ -100,17 +121,10 @@ ProgramFile parseProgram(const std::string& text, const std::string& where) {
                         fmt::format("{}.repeat: expected an integer in [1, 1000000], found '{}'", at, r));
             }
         } else {
-            throw BadInput(at + ": expected a kernel's name or {kernel, repeat}");
+            throw BadInput(at + ": expected a kernel's name, {kernel, repeat} or {calls, repeat}");
         }
-        auto it = index.find(name);
-        if (it == index.end()) {
-            std::string names;
-            for (const auto& [n, _] : index)
-                names += (names.empty() ? "" : ", ") + n;
-            throw BadInput(
-                fmt::format("{}: expected a kernel of the program ({}), found '{}'", at, names, name));
-        }
-        p.calls.insert(p.calls.end(), static_cast<std::size_t>(repeat), it->second);
+        for (long long r = 0; r < repeat; ++r)
+            p.calls.insert(p.calls.end(), group.begin(), group.end());
     }
     return p;
 }

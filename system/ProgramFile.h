@@ -5,7 +5,7 @@
 //     - {name: layer, testbench: decoder, knobs: {model: mixtral}, loop_knob: layers}
 //     - {name: head, testbench: gemm, knobs: {m: 64, k: 4096, n: 4096}}
 //   schedule:
-//     - {kernel: layer, repeat: 32}
+//     - {kernel: layer, repeat: 32}        # or a group: {calls: [qkv, attention, ffn], repeat: 32}
 //     - head
 #include <string>
 #include <vector>

@@ -56,7 +56,9 @@ std::vector<Knob> AttentionTestbench::knobs() const {
          "interleaved: round robin; dynamic: to the region that finished reading first)"},
         {"regions", "4", "parallel attention regions (coarse uses min(batch/16, regions), at least 1)"},
         {"tile_n", "32", "KV-cache rows per tile"},
-        {"batch", "", "requests B: a prefix of the trace (default: the whole trace)"},
+        {"batch", "",
+         "requests B: a prefix of the trace (default: the whole trace), or every request with kv_len"},
+        {"kv_len", "", "every request's KV length instead of a trace (needs batch)"},
         {"compute_bw", "2048", "FLOPs/cycle of each compute operator (fixed-cycle functions get 0)"},
         {"head_dim", "64", "head dimension (Qwen3-30B-A3B: 64)"},
         {"queries_per_kv", "8", "query heads per KV head: rows of the query tile (Qwen3-30B-A3B: 8)"},
@@ -79,9 +81,20 @@ Workload AttentionTestbench::build(const Knobs& k, bool functional) const {
     c.eb = k.integer("elem_bytes", 1, 8);
     c.seed = k.integer("seed", 0, 1LL << 40);
 
-    traces::KvLengths kv =
-        traces::readKvLengths(k.given("trace") ? k.str("trace") : traces::bundledTrace("kv_b64_seed5.csv"));
-    if (k.given("batch")) kv = kv.prefix(static_cast<int>(k.integer("batch", 1, kv.batch())));
+    traces::KvLengths kv;
+    if (k.given("kv_len")) {
+        if (k.given("trace"))
+            throw BadInput("attention: knobs 'kv_len' and 'trace': expected one of them, found both");
+        if (!k.given("batch"))
+            throw BadInput("attention: knob 'kv_len': expected 'batch' with it, found none");
+        const long long len = k.integer("kv_len", 1, 1LL << 30);
+        kv.source = fmt::format("kv_len={}", len);
+        kv.lengths.assign(static_cast<std::size_t>(k.integer("batch", 1, 1 << 24)), len);
+    } else {
+        kv = traces::readKvLengths(k.given("trace") ? k.str("trace")
+                                                    : traces::bundledTrace("kv_b64_seed5.csv"));
+        if (k.given("batch")) kv = kv.prefix(static_cast<int>(k.integer("batch", 1, kv.batch())));
+    }
     c.len = kv.lengths;
     c.B = kv.batch();
     const long long maxLen = *std::max_element(c.len.begin(), c.len.end());

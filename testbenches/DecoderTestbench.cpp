@@ -56,7 +56,9 @@ using namespace step;
 
 std::vector<Knob> DecoderTestbench::knobs() const {
     return {
-        {"model", "mixtral", "mixtral | qwen: the layer's dimensions, experts and default traces"},
+        {"model", "mixtral",
+         "mixtral | qwen | llama2: the layer's dimensions, experts and default traces (llama2: Llama2-7B, "
+         "its dense FFN as one expert every token takes)"},
         {"variant", "optimized",
          "memory_matched | performance_matched | optimized (5.5): static interleaved attention and the "
          "MoE's memory- or performance-matched static tile (Mixtral 16 / 32, Qwen 8 / 64), or dynamic "
@@ -67,6 +69,7 @@ std::vector<Knob> DecoderTestbench::knobs() const {
          "expert routing CSV, or bundled:<name> (default: bundled:<model>_b64_seed5.csv); every layer "
          "uses it"},
         {"kv_trace", "", "KV-length CSV, or bundled:<name> (default: bundled:kv_b64_seed5.csv)"},
+        {"kv_len", "", "every request's KV length instead of a KV trace (batch: the routing's, or `batch`)"},
         {"hidden", "", "model dimension (default: the model's); heads x head_dim"},
         {"heads", "", "query heads (default: the model's)"},
         {"kv_heads", "", "key/value heads (default: the model's); divides heads"},
@@ -84,13 +87,15 @@ std::vector<Knob> DecoderTestbench::knobs() const {
         {"attention_regions", "4", "attention regions (the paper's four)"},
         {"kv_tile", "32", "KV-cache rows per attention tile"},
         {"max_n", "6464", "KV-cache row stride per request; a multiple of kv_tile and > every KV length"},
-        {"qkv_regions", "4", "batch-parallel QKV regions (the paper's four)"},
+        {"qkv_regions", "",
+         "batch-parallel QKV regions (default: the paper's four, or the largest divisor of a "
+         "smaller batch)"},
         {"elem_bytes", "2", "bytes per off-chip element (2: bf16 as the paper's runs)"},
         {"seed", "5", "seed of inputs, weights and caches"}};
 }
 
 Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
-    const std::string model = k.choice("model", {"mixtral", "qwen"});
+    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2"});
     const std::string variant = k.choice("variant", {"memory_matched", "performance_matched", "optimized"});
     const bool optimized = variant == "optimized";
     const int L = static_cast<int>(k.integer("layers", 1, 1024));
@@ -128,17 +133,27 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
         R = 32;
 
     // The model's bundled routing, or a generated one when experts or topk differ from the model's.
+    // A dense model (one expert) routes every token to it.
     traces::ExpertRouting routing =
         k.given("trace") ? traces::readExpertRouting(k.str("trace"), E)
-        : E == mm.experts && K == mm.topK
+        : E == mm.experts && K == mm.topK && mm.experts > 1
             ? traces::readExpertRouting(traces::bundledTrace(model + "_b64_seed5.csv"), E)
             : traces::syntheticRouting(64, E, K, static_cast<unsigned long long>(seed), 0.5);
     if (routing.topK != K)
         throw BadInput(fmt::format("decoder: knob 'trace': {}: {}", routing.source,
                                    expectedFound(fmt::format("top-{} routing (topk={})", K, K),
                                                  fmt::format("top-{}", routing.topK))));
-    traces::KvLengths kv = traces::readKvLengths(
-        k.given("kv_trace") ? k.str("kv_trace") : traces::bundledTrace("kv_b64_seed5.csv"));
+    if (k.given("kv_len") && k.given("kv_trace"))
+        throw BadInput("decoder: knobs 'kv_len' and 'kv_trace': expected one of them, found both");
+    traces::KvLengths kv;
+    if (k.given("kv_len")) {
+        const long long len = k.integer("kv_len", 1, 1LL << 30);
+        kv.source = fmt::format("kv_len={}", len);
+        kv.lengths.assign(static_cast<std::size_t>(routing.batch()), len);
+    } else {
+        kv = traces::readKvLengths(k.given("kv_trace") ? k.str("kv_trace")
+                                                       : traces::bundledTrace("kv_b64_seed5.csv"));
+    }
     if (k.given("batch")) {
         const int b = static_cast<int>(k.integer("batch", 1, std::min(routing.batch(), kv.batch())));
         routing = routing.prefix(b);
@@ -182,7 +197,13 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     qkv.kvHeads = G;
     qkv.headDim = hd;
     qkv.batch = B;
-    qkv.regions = k.divisor("qkv_regions", B, "batch");
+    if (k.given("qkv_regions")) {
+        qkv.regions = k.divisor("qkv_regions", B, "batch");
+    } else {
+        qkv.regions = std::min<std::int64_t>(4, B);
+        while (B % qkv.regions)
+            --qkv.regions;
+    }
     qkv.tileK = D;
     qkv.elemBytes = eb;
 

@@ -12,8 +12,9 @@ namespace steprdu::tb {
 using namespace step;
 
 MoeModel moeModel(const std::string& name) {
-    if (name == "qwen") return {128, 8, 2048, 768}; // Qwen3-30B-A3B
-    return {8, 2, 4096, 14336};                     // Mixtral-8x7B
+    if (name == "qwen") return {128, 8, 2048, 768};   // Qwen3-30B-A3B
+    if (name == "llama2") return {1, 1, 4096, 11008}; // Llama2-7B: its dense SwiGLU FFN as one expert
+    return {8, 2, 4096, 14336};                       // Mixtral-8x7B
 }
 
 std::vector<float> softmaxRoutingWeights(std::int64_t B, int K, std::uint64_t seed) {

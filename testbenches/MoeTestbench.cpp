@@ -43,7 +43,9 @@ constexpr std::int64_t kMaxFunctionalValues = 64LL << 20;
 
 std::vector<Knob> MoeTestbench::knobs() const {
     return {
-        {"model", "mixtral", "mixtral | qwen: sets experts, topk, hidden, inter"},
+        {"model", "mixtral",
+         "mixtral | qwen | llama2: sets experts, topk, hidden, inter (llama2: its dense FFN "
+         "as one expert)"},
         {"experts", "", "number of experts E (default: the model's)"},
         {"topk", "", "experts per token K (default: the model's)"},
         {"hidden", "", "model dimension D (default: the model's)"},
@@ -66,7 +68,7 @@ std::vector<Knob> MoeTestbench::knobs() const {
 }
 
 Workload MoeTestbench::build(const Knobs& k, bool functional) const {
-    const std::string model = k.choice("model", {"mixtral", "qwen"});
+    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2"});
     const MoeModel m = moeModel(model);
     const int E = k.given("experts") ? static_cast<int>(k.integer("experts", 1, 4096)) : m.experts;
     const int K = k.given("topk") ? static_cast<int>(k.integer("topk", 1, E)) : m.topK;
@@ -90,7 +92,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
             throw BadInput(fmt::format("{}: {}", k.str("trace"),
                                        expectedFound(fmt::format("top-{} routing (topk={})", K, K),
                                                      fmt::format("top-{}", routing.topK))));
-    } else if (E == m.experts && K == m.topK) {
+    } else if (E == m.experts && K == m.topK && m.experts > 1) {
         routing = traces::readExpertRouting(traces::bundledTrace(model + "_b64_seed5.csv"), E);
     } else {
         routing = traces::syntheticRouting(64, E, K, static_cast<unsigned long long>(seed), 0.5);

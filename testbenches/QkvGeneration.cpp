@@ -8,6 +8,7 @@ using namespace step;
 
 HeadModel headModel(const std::string& name) {
     if (name == "qwen") return {2048, 32, 4, 64};
+    if (name == "llama2") return {4096, 32, 32, 128}; // Llama2-7B
     return {4096, 32, 8, 128};
 }
 

@@ -31,13 +31,15 @@ using namespace step;
 
 std::vector<Knob> QkvTestbench::knobs() const {
     return {
-        {"model", "mixtral", "mixtral | qwen: sets hidden, heads, kv_heads, head_dim"},
+        {"model", "mixtral", "mixtral | qwen | llama2: sets hidden, heads, kv_heads, head_dim"},
         {"hidden", "", "model dimension D (default: the model's)"},
         {"heads", "", "query heads H (default: the model's)"},
         {"kv_heads", "", "key/value heads (default: the model's); divides heads"},
         {"head_dim", "", "head dimension (default: the model's)"},
         {"batch", "64", "tokens B"},
-        {"regions", "4", "batch-parallel regions (the paper's four); divides batch"},
+        {"regions", "",
+         "batch-parallel regions (default: the paper's four, or the largest divisor of a smaller "
+         "batch); divides batch"},
         {"tile_k", "", "rows of hidden per x and weight tile (default: hidden, one tile)"},
         {"compute_bw", "4096", "FLOPs/cycle of each region's matmul"},
         {"elem_bytes", "2", "bytes per loaded and stored element (2: bf16 as the paper's runs)"},
@@ -47,14 +49,19 @@ std::vector<Knob> QkvTestbench::knobs() const {
 }
 
 Workload QkvTestbench::build(const Knobs& k, bool functional) const {
-    const std::string model = k.choice("model", {"mixtral", "qwen"});
+    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2"});
     const HeadModel m = headModel(model);
     const std::int64_t D = k.given("hidden") ? k.integer("hidden", 1, 1 << 20) : m.hidden;
     const std::int64_t H = k.given("heads") ? k.integer("heads", 1, 1 << 12) : m.heads;
     const std::int64_t G = k.given("kv_heads") ? k.divisor("kv_heads", H, "heads") : m.kvHeads;
     const std::int64_t hd = k.given("head_dim") ? k.integer("head_dim", 1, 1 << 16) : m.headDim;
     const std::int64_t B = k.integer("batch", 1, 1 << 20);
-    const std::int64_t R = k.divisor("regions", B, "batch");
+    std::int64_t R = std::min<std::int64_t>(4, B);
+    if (k.given("regions"))
+        R = k.divisor("regions", B, "batch");
+    else
+        while (B % R)
+            --R;
     const std::int64_t tk = k.given("tile_k") ? k.divisor("tile_k", D, "hidden") : D;
     const std::int64_t bw = k.integer("compute_bw", 1, 1LL << 40);
     const int eb = static_cast<int>(k.integer("elem_bytes", 1, 8));

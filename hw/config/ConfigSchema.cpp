@@ -188,7 +188,6 @@ std::vector<ConfigKey> buildSchema() {
         choice("memory.place.kv_cache", &C::memory, &MemoryConfig::place_kv_cache, "tier of the KV caches"),
         key("roofline.step_compat", &C::roofline, &RooflineConfig::step_compat, kAny, "reproduce the published STeP simulator's quirks: HBM start-up on every request, triangular channel offset, DAM credit stamps, default-depth Broadcasts, Reassemble timed by arrival (docs/roofline.md)"),
         key("roofline.channel_depth", &C::roofline, &RooflineConfig::channel_depth, {0, kMega}, "depth of every stream FIFO, elements; 0 = the testbench's own default"),
-        processOrderKey(),
         key("launch.pcu_config_bytes", &C::launch, &LaunchConfig::pcu_config_bytes, {0, kMega}, "Program Load: configuration bytes of each PCU a kernel uses (not published; docs/system.md)"),
         key("launch.pmu_config_bytes", &C::launch, &LaunchConfig::pmu_config_bytes, {0, kMega}, "Program Load: configuration bytes of each PMU a kernel uses (not published)"),
         key("launch.switch_config_bytes", &C::launch, &LaunchConfig::switch_config_bytes, {0, kMega}, "Program Load: routing-table bytes of each switch at a used unit's site (not published)"),
@@ -198,6 +197,7 @@ std::vector<ConfigKey> buildSchema() {
         key("launch.command_cycles", &C::launch, &LaunchConfig::command_cycles, {0, kBig}, "cycles of each launch command (Program Load, Argument Load, Kernel Execute) through the AGCU, besides the bytes it moves"),
         key("launch.host_round_trip_us", &C::launch, &LaunchConfig::host_round_trip_us, {0, kBig}, "software orchestration: microseconds from a kernel's end until the host's launch of the next reaches the chip (GPU scale: 1.3 us from a CUDA graph, several us eager)"),
         key("launch.schedule_gap_cycles", &C::launch, &LaunchConfig::schedule_gap_cycles, {0, kBig}, "hardware orchestration: cycles the AGCUs take to step to the next kernel of the schedule"),
+        processOrderKey(),
         key("sim.completion_notice_cycles", &C::sim, &SimulationConfig::completion_notice_cycles, {0, 64}, "cycles an AGCU learns of an off-chip completion after the memory reports it (a check of the model: cycles and stats do not depend on it while it is within the TLN latency; docs/cycle.md)"),
     };
     // clang-format on

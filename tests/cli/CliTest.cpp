@@ -84,7 +84,8 @@ TEST(CliErrors, UnknownCommandNamesTheCommandsAndTheNearest) {
     EXPECT_NE(oneLine(r.err).find("unknown command 'rn'; expected list, run, run-graph, analyze"),
               std::string::npos)
         << r.err;
-    EXPECT_NE(r.err.find("collect or plot, found 'rn'; did you mean 'run'?"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("collect, plot or program, found 'rn'; did you mean 'run'?"), std::string::npos)
+        << r.err;
     r = run("colect dir");
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(oneLine(r.err).find("did you mean 'collect'?"), std::string::npos) << r.err;

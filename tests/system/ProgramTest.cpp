@@ -92,12 +92,13 @@ kernels:
 schedule:
   - {kernel: ffn, repeat: 3}
   - proj
+  - {calls: [proj, ffn], repeat: 2}
 )",
                                  "p.yaml");
     ASSERT_EQ(f.kernels.size(), 2u);
     EXPECT_EQ(f.kernels[0].knobs, std::vector<std::string>{"batch=64"});
     EXPECT_EQ(f.kernels[1].loopKnob, "m");
-    EXPECT_EQ(f.calls, (std::vector<int>{0, 0, 0, 1}));
+    EXPECT_EQ(f.calls, (std::vector<int>{0, 0, 0, 1, 1, 0, 1, 0}));
 }
 
 void expectBad(const std::string& text, const std::string& message) {
@@ -115,7 +116,11 @@ TEST(ProgramFile, BadProgramsNameTheEntryAndTheKey) {
     expectBad(k + "schedule: [{kernel: a, repeat: 0}]",
               "schedule[0].repeat: expected an integer in [1, 1000000]");
     expectBad(k + "schedule: [{kernel: a, times: 2}]",
-              "schedule[0]: expected one of kernel, repeat, found key 'times'");
+              "schedule[0]: expected one of calls, kernel, repeat, found key 'times'");
+    expectBad(k + "schedule: [{kernel: a, calls: [a]}]",
+              "schedule[0]: expected either kernel or calls, found both");
+    expectBad(k + "schedule: [{calls: [a, c]}]",
+              "schedule[0].calls[1]: expected a kernel of the program (a), found 'c'");
     expectBad(k + "schedule: []", "schedule: expected a list of calls, found none");
     expectBad("kernels: [{name: a, testbench: gemmm}]\nschedule: [a]", "kernels[0].testbench:");
     expectBad("kernels: [{name: a, testbench: gemm}, {name: a, testbench: gemm}]\nschedule: [a]",
