@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "hw/config/HwConfigLoader.h"
 #include "hw/pnr/Lowering.h"
 #include "testbenches/Testbench.h"
 #include "util/Error.h"
@@ -30,9 +29,7 @@ nlohmann::json KernelTimer::run(const std::string& testbench, const std::vector<
     nlohmann::json result = tb::runTestbench(r);
     if (base_.backend == "roofline") {
         // The roofline places nothing: the units come from lowering, as place and route would give them.
-        hw::HwConfig cfg = hw::loadHwConfig(base_.hw);
-        for (const auto& s : base_.sets)
-            hw::applyOverride(cfg, s);
+        const hw::HwConfig& cfg = cfg_;
         const tb::Testbench& t = tb::findTestbench(testbench);
         tb::Workload w = t.build(tb::Knobs(testbench, t.knobs(), knobs), false);
         auto units = hw::pnr::lower(w.graph, cfg, tb::loweringOptions(w));

@@ -24,8 +24,9 @@ struct KernelSpec {
 
 class KernelTimer {
   public:
-    // `base` carries the backend, hardware and --set of every run; its testbench and knobs are replaced.
-    explicit KernelTimer(tb::RunRequest base) : base_(std::move(base)) {}
+    // `base` carries the backend, hardware and --set of every run (its testbench and knobs are replaced);
+    // `cfg` is that hardware, resolved.
+    KernelTimer(tb::RunRequest base, hw::HwConfig cfg) : base_(std::move(base)), cfg_(std::move(cfg)) {}
     // The kernel timed (from the memo after its first time). `looping` also times its loop interval.
     Kernel time(const KernelSpec& spec, bool looping);
     int runs() const { return runs_; }
@@ -33,6 +34,7 @@ class KernelTimer {
   private:
     nlohmann::json run(const std::string& testbench, const std::vector<std::string>& knobs);
     tb::RunRequest base_;
+    hw::HwConfig cfg_;
     std::map<std::string, nlohmann::json> memo_;
     int runs_ = 0;
 };

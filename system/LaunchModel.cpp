@@ -14,7 +14,7 @@ LaunchModel::LaunchModel(const hw::HwConfig& cfg)
         throw BadInput(
             fmt::format("launch.program_tier: expected a tier with a device on configuration '{}', "
                         "found '{}', which has none",
-                        cfg.name, cfg.launch.program_tier == hw::Tier::Hbm ? "hbm" : "ddr"));
+                        cfg.name, nameOf(cfg.launch.program_tier)));
 }
 
 std::int64_t LaunchModel::programBytes(const KernelFootprint& f) const {

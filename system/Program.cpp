@@ -6,21 +6,15 @@
 
 namespace steprdu::sys {
 
-const char* orchestrationName(Orchestration o) {
-    switch (o) {
-    case Orchestration::Software:
-        return "software";
-    case Orchestration::Hardware:
-        return "hardware";
-    case Orchestration::Looping:
-        return "looping";
-    }
-    return "?";
+const ChoiceTable<Orchestration>& choices(Orchestration) {
+    static const ChoiceTable<Orchestration> table{{"software", Orchestration::Software},
+                                                  {"hardware", Orchestration::Hardware},
+                                                  {"looping", Orchestration::Looping}};
+    return table;
 }
 
 Orchestration parseOrchestration(const std::string& where, const std::string& name) {
-    for (auto o : {Orchestration::Software, Orchestration::Hardware, Orchestration::Looping})
-        if (name == orchestrationName(o)) return o;
+    if (auto o = parseChoice(choices(Orchestration{}), name)) return *o;
     throw BadInput(fmt::format("{}: expected software, hardware or looping, found '{}'", where, name));
 }
 
@@ -97,7 +91,7 @@ nlohmann::json toJson(const Program& p, const ProgramTime& t, double clockGhz) {
     for (int k : p.calls)
         offChip += p.kernels[k].offChipBytes;
     const double seconds = static_cast<double>(t.total()) / (clockGhz * 1e9);
-    return {{"orchestration", orchestrationName(t.orchestration)},
+    return {{"orchestration", nameOf(t.orchestration)},
             {"cycles", t.total()},
             {"seconds", seconds},
             {"calls", p.calls.size()},

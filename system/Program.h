@@ -16,12 +16,13 @@
 #include <nlohmann/json.hpp>
 
 #include "system/LaunchModel.h"
+#include "util/Choice.h"
 
 namespace steprdu::sys {
 
 enum class Orchestration { Software, Hardware, Looping };
-// "software", "hardware", "looping"; parseOrchestration throws BadInput naming `where` otherwise.
-const char* orchestrationName(Orchestration o);
+// "software", "hardware", "looping" (nameOf); parseOrchestration throws BadInput naming `where` otherwise.
+const ChoiceTable<Orchestration>& choices(Orchestration);
 Orchestration parseOrchestration(const std::string& where, const std::string& name);
 
 struct Kernel {

@@ -15,9 +15,15 @@ namespace steprdu::sys {
 
 namespace {
 
+std::string scalar(const YAML::Node& n, const std::string& where) {
+    if (!n) throw BadInput(fmt::format("{}: expected a value, found none", where));
+    if (!n.IsScalar()) throw BadInput(fmt::format("{}: expected a single value, found a list or map", where));
+    return n.as<std::string>();
+}
+
 void onlyKeys(const YAML::Node& n, const std::string& where, const std::set<std::string>& allowed) {
     for (const auto& kv : n) {
-        const std::string k = kv.first.as<std::string>();
+        const std::string k = scalar(kv.first, where + ": a key");
         if (!allowed.count(k)) {
             std::string list;
             for (const auto& a : allowed)
@@ -27,21 +33,7 @@ void onlyKeys(const YAML::Node& n, const std::string& where, const std::set<std:
     }
 }
 
-std::string scalar(const YAML::Node& n, const std::string& where) {
-    if (!n || !n.IsScalar()) throw BadInput(fmt::format("{}: expected a value, found none", where));
-    return n.as<std::string>();
-}
-
-} // namespace
-
-ProgramFile parseProgram(const std::string& text, const std::string& where) {
-    YAML::Node root;
-    try {
-        root = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-        throw BadInput(
-            fmt::format("{}: expected YAML, found an error at line {}: {}", where, e.mark.line + 1, e.msg));
-    }
+ProgramFile parseRoot(const YAML::Node& root, const std::string& where) {
     if (!root.IsMap()) throw BadInput(fmt::format("{}: expected a map with kernels and schedule", where));
     onlyKeys(root, where, {"kernels", "schedule", "description"});
     const YAML::Node kernels = root["kernels"], schedule = root["schedule"];
@@ -64,9 +56,10 @@ ProgramFile parseProgram(const std::string& text, const std::string& where) {
         }
         if (const YAML::Node knobs = k["knobs"]) {
             if (!knobs.IsMap()) throw BadInput(at + ".knobs: expected a map of knob: value");
-            for (const auto& kv : knobs)
-                s.knobs.push_back(kv.first.as<std::string>() + "=" +
-                                  scalar(kv.second, at + ".knobs." + kv.first.as<std::string>()));
+            for (const auto& kv : knobs) {
+                const std::string name = scalar(kv.first, at + ".knobs: a knob's name");
+                s.knobs.push_back(name + "=" + scalar(kv.second, at + ".knobs." + name));
+            }
         }
         if (k["loop_knob"]) s.loopKnob = scalar(k["loop_knob"], at + ".loop_knob");
         if (!index.emplace(s.name, static_cast<int>(i)).second)
@@ -127,6 +120,18 @@ ProgramFile parseProgram(const std::string& text, const std::string& where) {
             p.calls.insert(p.calls.end(), group.begin(), group.end());
     }
     return p;
+}
+
+} // namespace
+
+ProgramFile parseProgram(const std::string& text, const std::string& where) {
+    // Whatever yaml-cpp still throws on a node of an unexpected kind is bad input too.
+    try {
+        return parseRoot(YAML::Load(text), where);
+    } catch (const YAML::Exception& e) {
+        throw BadInput(
+            fmt::format("{}: expected YAML, found an error at line {}: {}", where, e.mark.line + 1, e.msg));
+    }
 }
 
 ProgramFile readProgramFile(const std::string& path) {

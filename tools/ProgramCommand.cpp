@@ -57,7 +57,7 @@ int cmdProgram(const Args& args) {
     const sys::LaunchModel launch(cfg);
     const sys::ProgramFile file = sys::readProgramFile(positional[0]);
 
-    sys::KernelTimer timer(base);
+    sys::KernelTimer timer(base, cfg);
     const bool looping = std::find(modes.begin(), modes.end(), sys::Orchestration::Looping) != modes.end();
     sys::Program program;
     program.calls = file.calls;

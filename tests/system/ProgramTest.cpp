@@ -126,6 +126,9 @@ TEST(ProgramFile, BadProgramsNameTheEntryAndTheKey) {
     expectBad("kernels: [{name: a, testbench: gemm}, {name: a, testbench: gemm}]\nschedule: [a]",
               "kernels[1].name: expected a name no other kernel has, found 'a' again");
     expectBad("kernels: [{name: a, testbench: gemm}\n", "p.yaml: expected YAML");
+    // A key that is a list (fuzz_program_file found it escaping as yaml-cpp's conversion error).
+    expectBad(k + "schedule: [{[kernel]: a}]",
+              "schedule[0]: a key: expected a single value, found a list or map");
 }
 
 TEST(LaunchModel, AProgramTierWithoutADeviceIsRefused) {
