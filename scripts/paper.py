@@ -172,6 +172,108 @@ def fig17(results):
     return fig, {}
 
 
+def read_system(results, name):
+    path = os.path.join(results, "system", name, name.split("-")[0] + ".csv")
+    if not os.path.exists(path):
+        return None
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+CONFIGS = [("operator", "software", "unfused + SO"), ("layer", "software", "fused + SO"),
+           ("layer", "hardware", "fused + HO"), ("layer", "looping", "fused + looping")]
+
+
+def sn40l_fig10(results):
+    """Llama2-7B 4K decode on one sn40l socket: tokens/s per configuration and batch on each backend, the time
+    split of batch 8, and the host round trip swept (speed-up of fusion and of hardware orchestration)."""
+    data = [(label, read_system(results, f"sn40l_fig10-{b}")) for b, label in BACKENDS]
+    data = [(label, rows) for label, rows in data if rows]
+    if not data:
+        return None, {}
+    fig, axes = plt.subplots(1, 3, figsize=(WIDTH, HEIGHT), dpi=DPI)
+    fig.suptitle("SN40L Fig 10 on one socket: Llama2-7B decode at 4K, programs of kernels")
+    ax = axes[0]
+    bars = [(label, b) for label, rows in data for b in sorted({r["batch"] for r in rows if r["workload"] == "decode"},
+                                                                key=int)]
+    width = 0.8 / len(CONFIGS)
+    headlines = {}
+    for i, (fusion, orch, name) in enumerate(CONFIGS):
+        vals = []
+        for label, b in bars:
+            rows = dict(data)[label]
+            pick = [r for r in rows if r["workload"] == "decode" and r["batch"] == b and r["fusion"] == fusion
+                    and r["orchestration"] == orch]
+            vals.append(num(pick[0]["tokens_per_s"]) if pick else math.nan)
+        ax.bar([k + (i - 1.5) * width for k in range(len(bars))], vals, width, label=name)
+    ax.set_xticks(range(len(bars)))
+    ax.set_xticklabels([f"b{b}\n{label}" for label, b in bars], fontsize=8)
+    ax.set_ylabel("tokens/s")
+    ax.set_title("decode throughput", fontsize=10)
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    label, rows = data[-1]
+    parts = [("host_ms", "host"), ("program_load_ms", "program load"), ("argument_load_ms", "argument load"),
+             ("execute_ms", "execute")]
+    picks = []
+    for fusion, orch, name in CONFIGS:
+        p = [r for r in rows if r["workload"] == "decode" and r["batch"] == "8" and r["fusion"] == fusion
+             and r["orchestration"] == orch]
+        if p:
+            picks.append((name, p[0]))
+    bottom = [0.0] * len(picks)
+    for key, part in parts:
+        vals = [num(r[key]) for _, r in picks]
+        ax.bar(range(len(picks)), vals, 0.6, bottom=bottom, label=part)
+        bottom = [a + b for a, b in zip(bottom, vals)]
+    ax.set_xticks(range(len(picks)))
+    ax.set_xticklabels([n.replace(" + ", "\n") for n, _ in picks], fontsize=8)
+    ax.set_ylabel("ms per decode step")
+    ax.set_title(f"time split, batch 8, {label}", fontsize=10)
+    ax.legend(fontsize=7)
+    ax = axes[2]
+    for label, rows in data:
+        for b in ("1", "8"):
+            sweep = [r for r in rows if r["workload"] == "decode_host_sweep" and r["batch"] == b]
+            xs = sorted({num(r["host_round_trip_us"]) for r in sweep})
+            ho = [num(next(r for r in sweep if num(r["host_round_trip_us"]) == x and r["orchestration"] == "hardware")
+                      ["ho_over_so"]) for x in xs]
+            fu = [num(next(r for r in sweep if num(r["host_round_trip_us"]) == x and r["orchestration"] == "hardware")
+                      ["speedup_over_unfused"]) for x in xs]
+            ax.plot(xs, ho, marker="o", label=f"HO / SO, b{b} {label}")
+            ax.plot(xs, fu, marker="s", ls="--", label=f"fused HO / unfused SO, b{b} {label}")
+            for r in rows:
+                if r["workload"] == "decode" and r["batch"] == b and r["orchestration"] == "hardware":
+                    headlines[f"sn40l_fig10 b{b} {label}: fused HO over unfused SO"] = f"{num(r['speedup_over_unfused']):.2f}x"
+    ax.axhspan(1.4, 8, color="0.9", label="paper: HO / SO on decode 1.4-8x")
+    ax.set_xscale("log")
+    ax.set_xlabel("host round trip, us (launch.host_round_trip_us)")
+    ax.set_ylabel("speed-up")
+    ax.set_title("where each regime begins", fontsize=10)
+    ax.legend(fontsize=6)
+    return fig, headlines
+
+
+def sn40l_fig11(results):
+    """Kernel calls per forward pass, unfused and fused, beside the paper's 11x for llama7B-4k prefill."""
+    rows = read_system(results, "sn40l_fig11")
+    if not rows:
+        return None, {}
+    fig, ax = plt.subplots(1, 1, figsize=(WIDTH, HEIGHT), dpi=DPI)
+    xs = range(len(rows))
+    ax.bar([x - 0.2 for x in xs], [num(r["unfused_calls"]) for r in rows], 0.4, label="unfused")
+    ax.bar([x + 0.2 for x in xs], [num(r["fused_calls"]) for r in rows], 0.4, label="fused")
+    for x, r in zip(xs, rows):
+        paper = f", paper {num(r['paper_ratio']):g}x" if r["paper_ratio"] else ""
+        ax.annotate(f"{num(r['ratio']):.1f}x{paper}", (x, num(r["unfused_calls"])), ha="center", va="bottom")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([r["workload"] for r in rows])
+    ax.set_ylabel("kernel calls per forward pass")
+    ax.set_title("SN40L Fig 11: kernel calls, unfused / fused (Llama2-7B, 32 layers)")
+    ax.legend()
+    return fig, {}
+
+
 # The README's gallery (docs/figures): these figures, each with the CSV of its points.
 GALLERY = ["fig8", "fig9", "fig14", "fig17"]
 GALLERY_COLUMNS = ["backend", "series", "testbench", "hw", "knobs", "sets", "cycles", "off_chip_bytes",
@@ -226,6 +328,8 @@ FIGURES = [
     ("fig21", "Fig 21: attention, three strategies, batches 16/64/80",
      lambda r: (side_by_side(r, "fig21", "trace", "strategy", "cycles", "attention", "KV trace (stdev)", "cycles",
                              short_trace, panels="series"), {})),
+    ("sn40l_fig10", "SN40L Fig 10 on one socket: Llama2-7B decode, unfused / fused, SO / HO / looping", sn40l_fig10),
+    ("sn40l_fig11", "SN40L Fig 11: kernel calls unfused / fused", sn40l_fig11),
 ]
 
 

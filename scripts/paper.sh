@@ -27,5 +27,11 @@ for spec in configs/experiments/*.yaml; do
     fi
 done
 "$bin" experiment claims --json --shared "$shared" --out "$out/claims" > "$out/claims.json"
+# The system level (docs/system.md): Llama2-7B programs of kernels on one sn40l socket, on both backends.
+for backend in roofline cycle; do
+    echo "make paper: sn40l_fig10 ($backend)" >&2
+    "$bin" experiment sn40l_fig10 --backend "$backend" --quiet --out "$out/system/sn40l_fig10-$backend" > /dev/null
+done
+"$bin" experiment sn40l_fig11 --quiet --out "$out/system/sn40l_fig11" > /dev/null
 # The README's figures (docs/figures) with the CSVs of their points, which tests/python/test_gallery.py checks.
 /usr/bin/python3 scripts/paper.py "$out" --gallery docs/figures --shared "$shared"

@@ -75,10 +75,11 @@ void GraphBuilder::linearOffChipStore(Stream in, const std::string& tensor, int 
 
 Stream GraphBuilder::randomOffChipLoad(Stream raddr, const std::string& tensor, std::int64_t tileRows,
                                        std::int64_t tileCols, int elemBytes, std::int64_t baseTile,
-                                       const std::string& name) {
+                                       const std::string& name, int parDispatch) {
     nlohmann::json a{
         {"tensor", tensor}, {"tile_rows", tileRows}, {"tile_cols", tileCols}, {"base_tile", baseTile}};
     if (elemBytes) a["elem_bytes"] = elemBytes;
+    if (parDispatch != 1) a["par_dispatch"] = parDispatch;
     return add("RandomOffChipLoad", a, {raddr}, name)[0];
 }
 

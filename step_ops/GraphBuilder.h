@@ -58,7 +58,7 @@ class GraphBuilder {
                             const std::string& name = "");
     Stream randomOffChipLoad(Stream raddr, const std::string& tensor, std::int64_t tileRows,
                              std::int64_t tileCols, int elemBytes = 0, std::int64_t baseTile = 0,
-                             const std::string& name = "");
+                             const std::string& name = "", int parDispatch = 1);
     Stream randomOffChipStore(Stream waddr, Stream wdata, const std::string& tensor, int elemBytes = 0,
                               const std::string& name = "");
 

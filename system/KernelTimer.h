@@ -4,7 +4,9 @@
 // run's did: a kernel starts on an idle chip, its data in memory, which is how calls follow one another
 // here (docs/system.md).
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "system/Program.h"
@@ -20,6 +22,8 @@ struct KernelSpec {
     // its iterations are timed as T(2) - T(1) apart, at most T(1). Empty: an iteration takes a whole call's
     // cycles.
     std::string loopKnob;
+    // A kernel built elsewhere (a graph from the Python front end) instead of a testbench's.
+    std::shared_ptr<tb::Workload> workload;
 };
 
 class KernelTimer {
@@ -32,10 +36,17 @@ class KernelTimer {
     int runs() const { return runs_; }
 
   private:
-    nlohmann::json run(const std::string& testbench, const std::vector<std::string>& knobs);
+    nlohmann::json run(const KernelSpec& spec);
+    // `units`: also the units the kernel occupies (on the roofline, from lowering).
+    nlohmann::json run(const std::string& testbench, const std::vector<std::string>& knobs,
+                       bool units = true);
+    // Cycle backend: Program Load of `bytes` through `agcus` AGCUs simulated on the chip (memoized): its
+    // cycles and the bytes the program tier read.
+    std::pair<std::int64_t, std::int64_t> moveProgram(std::int64_t bytes, int agcus);
     tb::RunRequest base_;
     hw::HwConfig cfg_;
     std::map<std::string, nlohmann::json> memo_;
+    std::map<std::pair<std::int64_t, int>, std::pair<std::int64_t, std::int64_t>> moves_;
     int runs_ = 0;
 };
 

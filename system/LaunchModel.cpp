@@ -27,8 +27,8 @@ std::int64_t LaunchModel::moveCycles(std::int64_t bytes) const {
     return static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) / bytesPerCycle_ - 1e-9));
 }
 
-std::int64_t LaunchModel::programLoadCycles(const KernelFootprint& f) const {
-    return cfg_.launch.command_cycles + moveCycles(programBytes(f));
+std::int64_t LaunchModel::programLoadCycles(const KernelFootprint& f, std::int64_t movedIn) const {
+    return cfg_.launch.command_cycles + (movedIn >= 0 ? movedIn : moveCycles(programBytes(f)));
 }
 
 std::int64_t LaunchModel::argumentLoadCycles(std::int64_t calls) const {

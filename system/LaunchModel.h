@@ -21,7 +21,9 @@ class LaunchModel {
     explicit LaunchModel(const hw::HwConfig& cfg);
 
     std::int64_t programBytes(const KernelFootprint& f) const;
-    std::int64_t programLoadCycles(const KernelFootprint& f) const;
+    // The command and the move of programBytes(f): `movedIn` cycles if the chip simulated it (>= 0), else at
+    // the tier's peak.
+    std::int64_t programLoadCycles(const KernelFootprint& f, std::int64_t movedIn = -1) const;
     // Argument Load for `calls` calls at once (kernel looping loads every iteration's arguments together).
     std::int64_t argumentLoadCycles(std::int64_t calls = 1) const;
     std::int64_t executeCommandCycles() const { return cfg_.launch.command_cycles; }

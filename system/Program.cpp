@@ -41,7 +41,7 @@ ProgramTime timeProgram(const Program& p, Orchestration o, const LaunchModel& la
         l.host =
             o == Orchestration::Software || first ? launch.hostRoundTripCycles() : launch.scheduleGapCycles();
         if (loaded != k) {
-            l.programLoad = launch.programLoadCycles(kernel.footprint);
+            l.programLoad = launch.programLoadCycles(kernel.footprint, kernel.programMoveCycles);
             t.programBytes += launch.programBytes(kernel.footprint);
         }
         loaded = k;
@@ -76,7 +76,10 @@ nlohmann::json toJson(const Program& p, const ProgramTime& t, double clockGhz) {
                            {"calls", calls},
                            {"launches", launches},
                            {"cycles_per_call", kn.cycles},
+                           {"program_load_simulated", kn.programMoveCycles >= 0},
+                           {"program_tier_bytes_read", kn.programTierBytes},
                            {"loop_interval", kn.loopInterval > 0 ? kn.loopInterval : kn.cycles},
+                           {"loop_interval_note", kn.loopNote},
                            {"units",
                             {{"pcu", kn.footprint.pcus},
                              {"pmu", kn.footprint.pmus},

@@ -31,6 +31,11 @@ struct Kernel {
     std::int64_t cycles = 0;       // one call's execution, as its backend timed it
     std::int64_t loopInterval = 0; // cycles between looped iterations in the steady state (0: cycles)
     std::int64_t offChipBytes = 0; // one call's
+    // Program Load's move of the configuration as the chip simulated it (ProgramLoad.h), and the bytes the
+    // program tier read for it; -1: moved at the tier's peak bandwidth (the roofline).
+    std::int64_t programMoveCycles = -1;
+    std::int64_t programTierBytes = 0;
+    std::string loopNote; // why the loop interval is not measured, if it is not
 };
 
 struct Program {

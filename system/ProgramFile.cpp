@@ -39,8 +39,7 @@ ProgramFile parseRoot(const YAML::Node& root, const std::string& where) {
     const YAML::Node kernels = root["kernels"], schedule = root["schedule"];
     if (!kernels || !kernels.IsSequence() || kernels.size() == 0)
         throw BadInput(fmt::format("{}: kernels: expected a list of kernels, found none", where));
-    ProgramFile p;
-    std::map<std::string, int> index;
+    ProgramBuilder p;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
         const YAML::Node k = kernels[i];
         const std::string at = fmt::format("{}: kernels[{}]", where, i);
@@ -49,11 +48,6 @@ ProgramFile parseRoot(const YAML::Node& root, const std::string& where) {
         KernelSpec s;
         s.name = scalar(k["name"], at + ".name");
         s.testbench = scalar(k["testbench"], at + ".testbench");
-        try {
-            tb::findTestbench(s.testbench);
-        } catch (const BadInput& e) {
-            throw BadInput(fmt::format("{}.testbench: {}", at, e.what()));
-        }
         if (const YAML::Node knobs = k["knobs"]) {
             if (!knobs.IsMap()) throw BadInput(at + ".knobs: expected a map of knob: value");
             for (const auto& kv : knobs) {
@@ -62,42 +56,32 @@ ProgramFile parseRoot(const YAML::Node& root, const std::string& where) {
             }
         }
         if (k["loop_knob"]) s.loopKnob = scalar(k["loop_knob"], at + ".loop_knob");
-        if (!index.emplace(s.name, static_cast<int>(i)).second)
-            throw BadInput(
-                fmt::format("{}.name: expected a name no other kernel has, found '{}' again", at, s.name));
-        p.kernels.push_back(std::move(s));
+        p.addKernel(std::move(s), at);
     }
     if (!schedule || !schedule.IsSequence() || schedule.size() == 0)
         throw BadInput(fmt::format("{}: schedule: expected a list of calls, found none", where));
-    auto kernelIndex = [&](const std::string& name, const std::string& at) {
-        auto it = index.find(name);
-        if (it != index.end()) return it->second;
-        std::string names;
-        for (const auto& [n, _] : index)
-            names += (names.empty() ? "" : ", ") + n;
-        throw BadInput(fmt::format("{}: expected a kernel of the program ({}), found '{}'", at, names, name));
-    };
     for (std::size_t i = 0; i < schedule.size(); ++i) {
         const YAML::Node c = schedule[i];
         const std::string at = fmt::format("{}: schedule[{}]", where, i);
         std::vector<int> group;
+        auto add = [&](const std::vector<int>& runs) { group.insert(group.end(), runs.begin(), runs.end()); };
         long long repeat = 1;
         if (c.IsScalar()) {
-            group.push_back(kernelIndex(c.as<std::string>(), at));
+            add(p.runsOf(c.as<std::string>(), at));
         } else if (c.IsMap()) {
             onlyKeys(c, at, {"kernel", "calls", "repeat"});
             if (c["kernel"].IsDefined() == c["calls"].IsDefined())
                 throw BadInput(at + ": expected either kernel or calls, found " +
                                (c["kernel"] ? "both" : "neither"));
             if (c["kernel"]) {
-                group.push_back(kernelIndex(scalar(c["kernel"], at + ".kernel"), at + ".kernel"));
+                add(p.runsOf(scalar(c["kernel"], at + ".kernel"), at + ".kernel"));
             } else {
                 const YAML::Node calls = c["calls"];
                 if (!calls.IsSequence() || calls.size() == 0)
                     throw BadInput(at + ".calls: expected a list of kernel names, found none");
                 for (std::size_t j = 0; j < calls.size(); ++j) {
                     const std::string cj = fmt::format("{}.calls[{}]", at, j);
-                    group.push_back(kernelIndex(scalar(calls[j], cj), cj));
+                    add(p.runsOf(scalar(calls[j], cj), cj));
                 }
             }
             if (c["repeat"]) {
@@ -116,13 +100,70 @@ ProgramFile parseRoot(const YAML::Node& root, const std::string& where) {
         } else {
             throw BadInput(at + ": expected a kernel's name, {kernel, repeat} or {calls, repeat}");
         }
-        for (long long r = 0; r < repeat; ++r)
-            p.calls.insert(p.calls.end(), group.begin(), group.end());
+        p.call(group, repeat);
     }
-    return p;
+    return std::move(p).finish(where);
 }
 
 } // namespace
+
+void ProgramBuilder::addKernel(KernelSpec s, const std::string& at) {
+    if (index_.count(s.name))
+        throw BadInput(
+            fmt::format("{}.name: expected a name no other kernel has, found '{}' again", at, s.name));
+    std::vector<tb::KernelCall> calls;
+    if (!s.workload) {
+        const tb::Testbench* t = nullptr;
+        try {
+            t = &tb::findTestbench(s.testbench);
+        } catch (const BadInput& e) {
+            throw BadInput(fmt::format("{}.testbench: {}", at, e.what()));
+        }
+        try {
+            calls = t->kernels(tb::Knobs(s.testbench, t->knobs(), s.knobs));
+        } catch (const BadInput& e) {
+            throw BadInput(fmt::format("{}.knobs: {}", at, e.what()));
+        }
+    }
+    std::vector<int>& runs = index_[s.name];
+    if (calls.empty()) {
+        runs.push_back(static_cast<int>(p_.kernels.size()));
+        p_.kernels.push_back(std::move(s));
+        return;
+    }
+    if (!s.loopKnob.empty())
+        throw BadInput(fmt::format("{}.loop_knob: expected none for a kernel that is a program of {} calls, "
+                                   "found '{}'",
+                                   at, calls.size(), s.loopKnob));
+    for (const auto& c : calls) {
+        const std::string name = s.name + "." + c.name;
+        auto [it, added] = expanded_.emplace(name, static_cast<int>(p_.kernels.size()));
+        if (added) p_.kernels.push_back({name, c.testbench, c.knobs, "", nullptr});
+        runs.push_back(it->second);
+    }
+}
+
+const std::vector<int>& ProgramBuilder::runsOf(const std::string& name, const std::string& at) const {
+    auto it = index_.find(name);
+    if (it != index_.end()) return it->second;
+    std::string names;
+    for (const auto& [n, _] : index_)
+        names += (names.empty() ? "" : ", ") + n;
+    throw BadInput(fmt::format("{}: expected a kernel of the program ({}), found '{}'", at, names, name));
+}
+
+void ProgramBuilder::call(const std::vector<int>& runs, long long repeat) {
+    for (long long r = 0; r < repeat; ++r)
+        p_.calls.insert(p_.calls.end(), runs.begin(), runs.end());
+}
+
+ProgramFile ProgramBuilder::finish(const std::string& where) && {
+    if (p_.kernels.empty())
+        throw BadInput(fmt::format("{}: kernels: expected a list of kernels, found none", where));
+    if (p_.calls.empty())
+        throw BadInput(fmt::format("{}: schedule: expected a list of calls, found none", where));
+    return std::move(p_);
+}
 
 ProgramFile parseProgram(const std::string& text, const std::string& where) {
     // Whatever yaml-cpp still throws on a node of an unexpected kind is bad input too.

@@ -35,8 +35,8 @@ Region regionPipeline(GraphBuilder& b, const AttentionShape& c, const std::strin
     auto cacheSide = [&](const std::string& w, Stream newRow) {
         Stream addr = b.cacheReadAddrGen(in.idx, in.tiles, c.rowOffset(), p + w + "_read_addr");
         addr.setShape(perTile);
-        Stream tiles =
-            b.randomOffChipLoad(addr, w == "k" ? io.kCache : io.vCache, c.tn, c.hd, eb, 0, p + "load_" + w);
+        Stream tiles = b.randomOffChipLoad(addr, w == "k" ? io.kCache : io.vCache, c.tn, c.hd, eb, 0,
+                                           p + "load_" + w, c.loadPar);
         if (w == "k") region.kTiles = tiles;
         // The last tile of each request (selector 0) gets the new row; the others (selector 1) pass by.
         Stream sel = b.filterLastTile(in.tiles, p + w + "_last_tile");

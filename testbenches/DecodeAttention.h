@@ -28,6 +28,7 @@ namespace steprdu::tb {
 // Requests and sizes: B requests of Q query rows of hd, their KV lengths, the cache tile and stride.
 struct AttentionShape {
     std::int64_t B = 0, Q = 8, hd = 64, tn = 32, maxN = 0, eb = 2, bw = 2048, seed = 5;
+    int loadPar = 1; // 64-byte requests each cache load issues per cycle (the artifact's: 1)
     std::vector<long long> len;
 
     std::int64_t rowOffset() const { return maxN / tn; }                // cache tiles per request block

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -37,6 +38,7 @@ class DecoderTestbench : public Testbench {
     }
     std::vector<Knob> knobs() const override;
     Workload build(const Knobs& k, bool functional) const override;
+    std::vector<KernelCall> kernels(const Knobs& k) const override;
 };
 
 constexpr std::int64_t kMaxFunctionalValues = 64LL << 20;
@@ -48,6 +50,19 @@ step::Stream allDone(step::GraphBuilder& b, const std::vector<step::Stream>& ack
     b.sink(from, name + "_from");
     return b.accum(b.promote(data, std::nullopt, name + "_all"), Function(Function::Kind::SignalReqAllRead),
                    InitFn::count(), 1, {}, std::nullopt, name);
+}
+
+// The layer's attention dimensions: the model's, or the knobs'.
+struct HeadDims {
+    std::int64_t H, G, hd, D;
+};
+HeadDims headDims(const Knobs& k, const HeadModel& lm) {
+    HeadDims d;
+    d.H = k.given("heads") ? k.integer("heads", 1, 1 << 12) : lm.heads;
+    d.G = k.given("kv_heads") ? k.divisor("kv_heads", d.H, "heads") : lm.kvHeads;
+    d.hd = k.given("head_dim") ? k.integer("head_dim", 1, 1 << 16) : lm.headDim;
+    d.D = k.given("hidden") ? k.integer("hidden", 1, 1 << 20) : lm.hidden;
+    return d;
 }
 
 } // namespace
@@ -64,6 +79,22 @@ std::vector<Knob> DecoderTestbench::knobs() const {
          "MoE's memory- or performance-matched static tile (Mixtral 16 / 32, Qwen 8 / 64), or dynamic "
          "attention, dynamic tiling and, for Qwen, time-multiplexed expert regions"},
         {"layers", "1", "decoder layers, each with its own weights and KV caches"},
+        {"fusion", "layer",
+         "layer: one graph per layer (STeP 5.5) | operator: the unfused baseline, a program of one kernel "
+         "per "
+         "PyTorch-level operator, intermediates through HBM (run with `steprdu program`)"},
+        {"phase", "decode",
+         "fusion=operator: decode (one token per sequence) | prefill (a prompt of kv_len tokens per "
+         "sequence); fusion=layer builds decode"},
+        {"op_compute_bw", "65536",
+         "fusion=operator: FLOPs/cycle of each kernel, shared out over its regions' compute operators"},
+        {"op_regions", "16",
+         "fusion=operator: parallel regions per matmul kernel, at most (16 x 128 B/cycle PMUs cover the "
+         "sn40l "
+         "HBM peak)"},
+        {"op_par_dispatch", "24",
+         "fusion=operator: 64-byte requests each kernel's off-chip operators issue per cycle (24: the sn40l "
+         "HBM peak of 1536 B/cycle)"},
         {"batch", "", "tokens B: a prefix of both traces (default: the whole traces, which must agree)"},
         {"trace", "",
          "expert routing CSV, or bundled:<name> (default: bundled:<model>_b64_seed5.csv); every layer "
@@ -78,41 +109,75 @@ std::vector<Knob> DecoderTestbench::knobs() const {
         {"topk", "", "experts per token (default: the model's)"},
         {"inter", "", "expert intermediate dimension (default: the model's)"},
         {"tile_n", "", "MoE rows per expert tile, or 'dynamic' (default: the variant's)"},
-        {"tile_f", "64", "MoE intermediate columns per weight tile"},
+        {"tile_f", "",
+         "MoE intermediate columns per weight tile (default: 64, or the largest divisor below)"},
+        {"ffn_slices", "",
+         "a dense FFN's column slices, each its own region (default: llama2 8, else 1); divides inter"},
         {"moe_compute_bw", "",
          "FLOPs/cycle of each MoE compute operator (default: Qwen 1024, as Figs 12/13; Mixtral as the moe "
-         "testbench: 4096 static, 6400 dynamic)"},
+         "testbench: 4096 static, 6400 dynamic; llama2 2048 for each of its slices)"},
         {"regions", "",
          "MoE expert regions (default: one per expert; Qwen optimized: 32, time-multiplexed as Fig 12)"},
-        {"attention_regions", "4", "attention regions (the paper's four)"},
+        {"attention_regions", "", "attention regions (default: the paper's four; llama2 16)"},
+        {"attention_compute_bw", "",
+         "FLOPs/cycle of each attention compute operator (default: the artifact's 2048; llama2 1024, so that "
+         "16 regions fit beside the rest)"},
+        {"qkv_compute_bw", "",
+         "FLOPs/cycle of each QKV region's matmul (default: 4096; llama2 2048 per group)"},
+        {"qkv_groups", "",
+         "QKV column groups, each streaming its own heads' weights (default: llama2 16, else 1); divides "
+         "heads and kv_heads"},
+        {"load_par", "",
+         "64-byte requests each KV-cache and expert-weight load issues per cycle (default: the artifact's 1; "
+         "llama2 4)"},
         {"kv_tile", "32", "KV-cache rows per attention tile"},
         {"max_n", "6464", "KV-cache row stride per request; a multiple of kv_tile and > every KV length"},
         {"qkv_regions", "",
          "batch-parallel QKV regions (default: the paper's four, or the largest divisor of a "
-         "smaller batch)"},
+         "smaller batch; llama2 1, its column groups parallel instead)"},
         {"elem_bytes", "2", "bytes per off-chip element (2: bf16 as the paper's runs)"},
         {"seed", "5", "seed of inputs, weights and caches"}};
 }
 
 Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
+    if (k.choice("phase", {"decode", "prefill"}) == "prefill" && k.str("fusion") == "layer")
+        throw BadInput(
+            "decoder: knob 'phase': prefill: expected fusion=operator (the fused layer is decode's "
+            "graph), found fusion=layer");
+    if (k.choice("fusion", {"layer", "operator"}) == "operator")
+        throw BadInput("decoder: knob 'fusion': operator is a program of kernels, one per PyTorch-level "
+                       "operator, not one "
+                       "graph: run it with `steprdu program` (a kernel with testbench: decoder, knobs: "
+                       "{fusion: operator})");
     const std::string model = k.choice("model", {"mixtral", "qwen", "llama2"});
     const std::string variant = k.choice("variant", {"memory_matched", "performance_matched", "optimized"});
     const bool optimized = variant == "optimized";
     const int L = static_cast<int>(k.integer("layers", 1, 1024));
     const HeadModel lm = headModel(model);
     const MoeModel mm = moeModel(model);
-    const std::int64_t H = k.given("heads") ? k.integer("heads", 1, 1 << 12) : lm.heads;
-    const std::int64_t G = k.given("kv_heads") ? k.divisor("kv_heads", H, "heads") : lm.kvHeads;
-    const std::int64_t hd = k.given("head_dim") ? k.integer("head_dim", 1, 1 << 16) : lm.headDim;
-    const std::int64_t D = k.given("hidden") ? k.integer("hidden", 1, 1 << 20) : lm.hidden;
+    const HeadDims dims = headDims(k, lm);
+    const std::int64_t H = dims.H, G = dims.G, hd = dims.hd, D = dims.D;
     if (D != H * hd)
         throw BadInput(
             fmt::format("decoder: knob 'hidden': {} (the attention's output rows are the MoE's tokens)",
                         expectedFound(fmt::format("heads x head_dim = {}", H * hd), std::to_string(D))));
-    const int E = k.given("experts") ? static_cast<int>(k.integer("experts", 1, 4096)) : mm.experts;
-    const int K = k.given("topk") ? static_cast<int>(k.integer("topk", 1, E)) : mm.topK;
-    const std::int64_t F = k.given("inter") ? k.integer("inter", 1, 1 << 22) : mm.inter;
-    const std::int64_t tf = k.divisor("tile_f", F, "inter");
+    int E = k.given("experts") ? static_cast<int>(k.integer("experts", 1, 4096)) : mm.experts;
+    int K = k.given("topk") ? static_cast<int>(k.integer("topk", 1, E)) : mm.topK;
+    std::int64_t F = k.given("inter") ? k.integer("inter", 1, 1 << 22) : mm.inter;
+    // A dense FFN in column slices: slice s is an expert of inter / slices columns that every token takes
+    // with weight 1, so the MoE's gather sums the slices' down projections into the dense result, and each
+    // slice streams its own weights in its own region.
+    const bool dense = E == 1 && K == 1;
+    const std::int64_t slices =
+        dense ? k.given("ffn_slices") ? k.divisor("ffn_slices", F, "inter") : (model == "llama2" ? 8 : 1) : 1;
+    if (slices > 1) {
+        E = K = static_cast<int>(slices);
+        F /= slices;
+    }
+    std::int64_t tf = std::min<std::int64_t>(64, F);
+    while (F % tf)
+        --tf;
+    if (k.given("tile_f")) tf = k.divisor("tile_f", F, slices > 1 ? "inter / ffn_slices" : "inter");
     const int eb = static_cast<int>(k.integer("elem_bytes", 1, 8));
     const std::int64_t seed = k.integer("seed", 0, 1LL << 40);
 
@@ -174,7 +239,14 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     att.tn = k.integer("kv_tile", 1, 1 << 16);
     att.maxN = k.integer("max_n", 1, 1LL << 32);
     att.eb = eb;
-    att.bw = 2048;
+    att.bw = k.given("attention_compute_bw") ? k.integer("attention_compute_bw", 1, 1LL << 30)
+             : model == "llama2"             ? 1024
+                                             : 2048;
+    // Llama2's mapping is ours, not the artifact's (docs/system.md): more parallel loads per operator.
+    const int loadPar = static_cast<int>(k.given("load_par") ? k.integer("load_par", 1, 1024)
+                                         : model == "llama2" ? 4
+                                                             : 1);
+    att.loadPar = loadPar;
     for (std::int64_t t = 0; t < B; ++t)
         for (std::int64_t g = 0; g < G; ++g)
             att.len.push_back(kv.lengths[t]);
@@ -184,7 +256,11 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
             fmt::format("decoder: knob 'max_n': {}",
                         expectedFound(fmt::format("a multiple of kv_tile={} above {}", att.tn, longest),
                                       std::to_string(att.maxN))));
-    const auto regionReqs = splitRequests(att, strategy, k.integer("attention_regions", 1, 4096));
+    const auto regionReqs =
+        splitRequests(att, strategy,
+                      k.given("attention_regions") ? k.integer("attention_regions", 1, 4096)
+                      : model == "llama2"          ? 16
+                                                   : 4);
     if (strategy == "dynamic" && att.B <= static_cast<std::int64_t>(regionReqs.size()))
         throw BadInput(
             fmt::format("decoder: knob 'attention_regions': {}",
@@ -200,12 +276,19 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     if (k.given("qkv_regions")) {
         qkv.regions = k.divisor("qkv_regions", B, "batch");
     } else {
-        qkv.regions = std::min<std::int64_t>(4, B);
+        // Llama2's column groups already pull its weights in parallel: one region per group.
+        qkv.regions = model == "llama2" ? 1 : std::min<std::int64_t>(4, B);
         while (B % qkv.regions)
             --qkv.regions;
     }
     qkv.tileK = D;
     qkv.elemBytes = eb;
+    qkv.computeBw = k.given("qkv_compute_bw") ? k.integer("qkv_compute_bw", 1, 1LL << 30)
+                    : model == "llama2"       ? 2048
+                                              : 4096;
+    qkv.groups = k.given("qkv_groups") ? k.divisor("qkv_groups", std::gcd(H, G), "gcd(heads, kv_heads)")
+                 : model == "llama2"   ? std::gcd<std::int64_t>(16, std::gcd(H, G))
+                                       : 1;
 
     MoeShape moe;
     moe.E = E;
@@ -222,10 +305,12 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     // testbench's per-figure defaults (4096 static, 6400 dynamic, 1024 time-multiplexed), which Mixtral
     // keeps.
     moe.bw = k.given("moe_compute_bw")  ? k.integer("moe_compute_bw", 1, 1LL << 40)
+             : model == "llama2"        ? 2048
              : R < E || model == "qwen" ? 1024
              : dynamicTiles             ? 6400
                                         : 4096;
     moe.packBw = dynamicTiles && !k.given("moe_compute_bw") ? 1024 : moe.bw;
+    moe.loadPar = loadPar;
     moe.routing = routing;
 
     const std::int64_t N = (H + 2 * G) * hd;
@@ -258,7 +343,10 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
             v *= static_cast<float>(1.0 / std::sqrt(double(rows)));
         return w;
     };
-    auto routingWeights = [=](int l) { return softmaxRoutingWeights(B, K, layerSeed(l, 3)); };
+    auto routingWeights = [=](int l) {
+        return slices > 1 ? std::vector<float>(static_cast<std::size_t>(B * K), 1.0f)
+                          : softmaxRoutingWeights(B, K, layerSeed(l, 3));
+    };
     auto cacheValues = [=](int l, int which) {
         AttentionShape a = att;
         a.seed = static_cast<std::int64_t>(layerSeed(l, 4));
@@ -418,6 +506,11 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
                 {"kv_tile", att.tn},
                 {"max_n", att.maxN},
                 {"qkv_regions", qkv.regions},
+                {"qkv_groups", qkv.groups},
+                {"qkv_compute_bw", qkv.computeBw},
+                {"attention_compute_bw", att.bw},
+                {"load_par", loadPar},
+                {"ffn_slices", slices},
                 {"elem_bytes", eb},
                 {"seed", seed},
                 {"functional", withData}};
@@ -502,6 +595,123 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
         return relativeError(mem.values("out"), x);
     };
     return w;
+}
+
+// The unfused baseline (fusion=operator): the layer's PyTorch-level operators, each a kernel from HBM to
+// HBM, as an unfused model runs them (SN40L Fig 10): the q, k and v projections, the two cache appends,
+// the scores q K^T, softmax, the context P V (a batch padded to its longest KV length, as a masked batched
+// matmul is), then gate and up, SiLU, the product and down. No O-projection or norms, as the fused layer
+// has none. Every layer calls the same kernels with its own weights.
+std::vector<KernelCall> DecoderTestbench::kernels(const Knobs& k) const {
+    if (k.choice("fusion", {"layer", "operator"}) != "operator") return {};
+    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2"});
+    const HeadModel lm = headModel(model);
+    const MoeModel mm = moeModel(model);
+    const HeadDims dims = headDims(k, lm);
+    const std::int64_t H = dims.H, G = dims.G, hd = dims.hd, D = dims.D;
+    const std::int64_t F = k.given("inter") ? k.integer("inter", 1, 1 << 22) : mm.inter;
+    const int E = k.given("experts") ? static_cast<int>(k.integer("experts", 1, 4096)) : mm.experts;
+    if (E != 1)
+        throw BadInput(fmt::format(
+            "decoder: knob 'fusion': operator: {}",
+            expectedFound("a dense model (one expert, as model=llama2)", fmt::format("{} experts", E))));
+    const int L = static_cast<int>(k.integer("layers", 1, 1024));
+    const std::int64_t tn = k.integer("kv_tile", 1, 1 << 16);
+    const std::int64_t eb = k.integer("elem_bytes", 1, 8);
+    const std::int64_t bw = k.integer("op_compute_bw", 1, 1LL << 30);
+    const std::int64_t par = k.integer("op_par_dispatch", 1, 1024);
+    if (k.given("kv_len") && k.given("kv_trace"))
+        throw BadInput("decoder: knobs 'kv_len' and 'kv_trace': expected one of them, found both");
+    std::int64_t B = 0, longest = 0;
+    if (k.given("kv_len")) {
+        B = k.integer("batch", 1, 1 << 20);
+        longest = k.integer("kv_len", 1, 1LL << 30);
+    } else {
+        traces::KvLengths kv = traces::readKvLengths(
+            k.given("kv_trace") ? k.str("kv_trace") : traces::bundledTrace("kv_b64_seed5.csv"));
+        B = k.given("batch") ? k.integer("batch", 1, kv.batch()) : kv.batch();
+        kv = kv.prefix(static_cast<int>(B));
+        longest = *std::max_element(kv.lengths.begin(), kv.lengths.end());
+    }
+    // Decode: one token per sequence against its cache and the new row. Prefill: the prompt of kv_len
+    // tokens against itself (the whole square of scores, masked, as a batched matmul computes it). Keys in
+    // whole KV tiles.
+    const bool prefill = k.choice("phase", {"decode", "prefill"}) == "prefill";
+    const std::int64_t S = prefill ? longest : 1;
+    const std::int64_t Lp = ((prefill ? longest : longest + 1) + tn - 1) / tn * tn;
+    auto tileOf = [](std::int64_t n, std::int64_t cap) {
+        std::int64_t t = std::min(n, cap);
+        while (n % t)
+            --t;
+        return t;
+    };
+    const std::int64_t Q = H / G, R = B * G, T = B * S; // queries per KV head, requests, tokens
+    auto str = [](std::int64_t v) { return std::to_string(v); };
+    const std::vector<std::string> common = {"par_dispatch=" + str(par), "elem_bytes=" + str(eb)};
+    // Each kernel splits its work over up to op_regions parallel regions (a compute operator reads its
+    // inputs at one PMU's bandwidth): a projection its columns, attention its requests.
+    const std::int64_t want = k.integer("op_regions", 1, 4096);
+    auto gemm = [&](const std::string& name, std::int64_t batch, std::int64_t m, std::int64_t kk,
+                    std::int64_t n, const std::string& bClass) {
+        const bool byBatch = batch > 1;
+        const std::int64_t regions = tileOf(byBatch ? batch : n, want);
+        const std::int64_t tileN = tileOf(byBatch ? n : n / regions, 256);
+        std::vector<std::string> kn = {"batch=" + str(batch),
+                                       "m=" + str(m),
+                                       "k=" + str(kk),
+                                       "n=" + str(n),
+                                       "tile_m=" + str(tileOf(m, 64)),
+                                       "tile_k=" + str(tileOf(kk, 512)),
+                                       "tile_n=" + str(tileN),
+                                       "b_class=" + bClass,
+                                       "regions=" + str(regions),
+                                       std::string("split=") + (byBatch ? "batch" : "n"),
+                                       "compute_bw=" + str(std::max<std::int64_t>(1, bw / regions))};
+        kn.insert(kn.end(), common.begin(), common.end());
+        return KernelCall{name, "gemm", kn};
+    };
+    auto elementwise = [&](const std::string& name, const std::string& op, std::int64_t rows,
+                           std::int64_t cols) {
+        std::vector<std::string> kn = {"op=" + op, "rows=" + str(rows), "cols=" + str(cols),
+                                       "tile_rows=" + str(tileOf(rows, 8))};
+        const std::int64_t regions = tileOf(rows / tileOf(rows, 8), want);
+        kn.push_back("regions=" + str(regions));
+        const std::int64_t ops = op == "softmax" ? 3 : 1; // exp, the row sum, the division
+        kn.push_back("compute_bw=" + str(std::max<std::int64_t>(1, bw / (regions * ops))));
+        kn.insert(kn.end(), common.begin(), common.end());
+        return KernelCall{name, "elementwise", kn};
+    };
+    // A cache append copies the new rows (R x hd elements) into the cache: f32 rows of hd x eb bytes.
+    const std::int64_t rowBytes = hd * eb;
+    auto append = [&](const std::string& name) {
+        return KernelCall{name,
+                          "copy",
+                          {"bytes=" + str(R * S * rowBytes),
+                           "tile_rows=" + str(tileOf(R * S / tileOf(R * S, want), 64)),
+                           "streams=" + str(tileOf(R * S, want)),
+                           "tile_cols=" + str(std::max<std::int64_t>(1, rowBytes / 4)),
+                           "par_dispatch=" + str(par), "dst_class=kv_cache"}};
+    };
+    if (rowBytes % 4)
+        throw BadInput(fmt::format("decoder: knob 'head_dim': {} (fusion=operator appends whole f32 words)",
+                                   expectedFound("head_dim x elem_bytes a multiple of 4", str(rowBytes))));
+    const std::vector<KernelCall> layer = {gemm("q_proj", 1, T, D, H * hd, "weights"),
+                                           gemm("k_proj", 1, T, D, G * hd, "weights"),
+                                           gemm("v_proj", 1, T, D, G * hd, "weights"),
+                                           append("k_cache_append"),
+                                           append("v_cache_append"),
+                                           gemm("scores", R, Q * S, hd, Lp, "kv_cache"),
+                                           elementwise("softmax", "softmax", R * Q * S, Lp),
+                                           gemm("context", R, Q * S, Lp, hd, "kv_cache"),
+                                           gemm("gate_proj", 1, T, D, F, "weights"),
+                                           gemm("up_proj", 1, T, D, F, "weights"),
+                                           elementwise("silu", "silu", T, F),
+                                           elementwise("mul", "mul", T, F),
+                                           gemm("down_proj", 1, T, F, D, "weights")};
+    std::vector<KernelCall> calls;
+    for (int l = 0; l < L; ++l)
+        calls.insert(calls.end(), layer.begin(), layer.end());
+    return calls;
 }
 
 std::unique_ptr<Testbench> makeDecoderTestbench() {

@@ -124,9 +124,10 @@ MoeGraph buildMoe(GraphBuilder& b, const MoeShape& m, const MoePorts& io) {
         for (int r = 0; r < R; ++r) {
             std::int64_t tr = w == 2 ? tf : D, tc = w == 2 ? D : tf;
             std::string name = fmt::format(R == E ? "e{}.load_{}" : "r{}.load_{}", r, kMoeWeightNames[w]);
-            Stream raw =
-                R == E ? b.linearOffChipLoad(io.weight(w, r), tr, tc, {1, 1}, {nf, 1}, packed[r], eb, 1, name)
-                       : b.randomOffChipLoad(addr[r], io.weight(w, r), tr, tc, eb, 0, name);
+            Stream raw = R == E
+                             ? b.linearOffChipLoad(io.weight(w, r), tr, tc, {1, 1}, {nf, 1}, packed[r], eb,
+                                                   m.loadPar, name)
+                             : b.randomOffChipLoad(addr[r], io.weight(w, r), tr, tc, eb, 0, name, m.loadPar);
             loads[w].push_back(b.flatten(raw, 0, 1));
         }
     for (int r = 0; r < R; ++r) {

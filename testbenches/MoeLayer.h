@@ -32,6 +32,7 @@ struct MoeShape {
     bool dynamic = false;
     std::int64_t T = 16; // rows per static tile
     int eb = 2;
+    int loadPar = 1; // 64-byte requests each weight load issues per cycle (the scripts': 1)
     std::int64_t bw = 4096, packBw = 4096; // FLOPs/cycle of the experts' operators and of the packing
     traces::ExpertRouting routing;
 };

@@ -27,6 +27,9 @@ HeadModel headModel(const std::string& name);
 struct QkvShape {
     std::int64_t hidden = 4096, heads = 32, kvHeads = 8, headDim = 128;
     std::int64_t batch = 64, regions = 4, tileK = 4096, computeBw = 4096;
+    // Column groups (divides heads and kv_heads): each streams its own heads' weight columns to its own
+    // regions, so that more than one matmul's port pulls weights at a time.
+    std::int64_t groups = 1;
     int elemBytes = 2, parDispatch = 16;
 };
 

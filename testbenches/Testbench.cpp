@@ -76,6 +76,7 @@ const std::vector<std::unique_ptr<Testbench>>& testbenches() {
         v.push_back(makeDecoderTestbench());
         v.push_back(makeCopyTestbench());
         v.push_back(makeGemmTestbench());
+        v.push_back(makeElementwiseTestbench());
         v.push_back(makeGraphFileTestbench());
         return v;
     }();

@@ -60,6 +60,13 @@ struct Workload {
     std::function<double(const step::TensorStore&)> check;
 };
 
+// A call of a program that a testbench expands to (docs/system.md): the kernel's name, testbench and
+// knobs. Calls of one name have the same testbench and knobs.
+struct KernelCall {
+    std::string name, testbench;
+    std::vector<std::string> knobs; // key=value
+};
+
 class Testbench {
   public:
     virtual ~Testbench() = default;
@@ -68,6 +75,9 @@ class Testbench {
     virtual std::vector<Knob> knobs() const = 0;
     // `functional` attaches real tensor values (for interpreter checks); timing runs leave them out.
     virtual Workload build(const Knobs& k, bool functional) const = 0;
+    // A testbench whose workload is a program of kernels rather than one graph (decoder fusion=operator):
+    // its calls in order. Empty (the default): it is one kernel, build()'s graph.
+    virtual std::vector<KernelCall> kernels(const Knobs&) const { return {}; }
 };
 
 // The workloads, each defined in testbenches/<Name>Testbench.cpp.
@@ -76,6 +86,7 @@ std::unique_ptr<Testbench> makeMoeTestbench();
 std::unique_ptr<Testbench> makeAttentionTestbench();
 std::unique_ptr<Testbench> makeCopyTestbench();
 std::unique_ptr<Testbench> makeGemmTestbench();
+std::unique_ptr<Testbench> makeElementwiseTestbench();
 std::unique_ptr<Testbench> makeQkvTestbench();
 std::unique_ptr<Testbench> makeDecoderTestbench();
 std::unique_ptr<Testbench> makeGraphFileTestbench();

@@ -1,4 +1,5 @@
 // steprdu experiment list | <name> | claims | calibration [--shared DIR] [--out DIR] [--json]
+//                    sn40l_fig10 | sn40l_fig11 also [--backend roofline|cycle] [--hw ..] [--set ..]
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "system/Sn40lExperiments.h"
 #include "testbenches/Calibration.h"
 #include "testbenches/Claims.h"
 #include "testbenches/Experiment.h"
@@ -87,10 +89,46 @@ int printClaims(const std::map<std::string, tb::ExperimentResult>& results, cons
 void printList() {
     for (auto& n : tb::experimentNames())
         std::cout << fmt::format("  {:10} {}\n", n, tb::loadExperiment(n).description);
+    for (auto& n : sys::systemExperimentNames())
+        std::cout << fmt::format("  {:10} {}\n", n, sys::systemExperimentDescription(n));
     std::cout << fmt::format("  {:10} {}\n", "claims",
                              "runs the experiments behind the paper's §5 numbers and compares");
     std::cout << fmt::format("  {:10} {}\n", "calibration",
                              "reruns the published simulator's reference points and compares");
+}
+
+// "[k/n] what (rate, ETA)" on stderr before each run, if progress is shown.
+std::function<void(int, int, const std::string&)> progressOf(const Flags& f) {
+    if (!f.showProgress()) return {};
+    const auto start = std::chrono::steady_clock::now();
+    return [start](int k, int n, const std::string& what) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double rate = k > 1 && s > 0 ? (k - 1) / s : 0;
+        std::cerr << fmt::format(
+            "[{}/{}] {}{}\n", k, n, what,
+            rate > 0 ? fmt::format("  ({:.2f} runs/s, ETA {:.0f} s)", rate, (n - k + 1) / rate) : "");
+    };
+}
+
+int runSystem(const std::string& name, tb::RunRequest base, std::string out, const Flags& f) {
+    checkHwOption(base.hw);
+    if (out.empty()) out = "runs/" + name;
+    std::filesystem::create_directories(out);
+    const auto progress = progressOf(f);
+    const sys::SystemExperiment e = sys::runSystemExperiment(name, base, progress);
+    const std::string csv = sys::systemExperimentCsv(e);
+    std::ofstream(out + "/" + name + ".csv") << csv;
+    if (!f.quiet) std::cerr << fmt::format("{}: {} rows -> {}/{}.csv\n", name, e.rows.size(), out, name);
+    if (f.json)
+        std::cout << nlohmann::json{{"experiment", name},
+                                    {"backend", base.backend},
+                                    {"hw", base.hw},
+                                    {"rows", e.rows}}
+                         .dump(2)
+                  << "\n";
+    else
+        std::cout << csv;
+    return 0;
 }
 
 } // namespace
@@ -105,6 +143,14 @@ int cmdExperiment(const Args& args) {
         "folder with the real traces and references (default: $STEPRDU_SHARED, else ../shared)")(
         "out", po::value(&out),
         "write <name>.csv, claims.json or calibration.json here (default: runs/<name>)");
+    // The system-level experiments (sn40l_*) time programs of kernels on a backend and hardware of choice.
+    tb::RunRequest system;
+    system.hw = "sn40l";
+    opts.add_options()("backend", po::value(&system.backend)->default_value(system.backend),
+                       "sn40l_* experiments: roofline or cycle, what times each kernel")(
+        "hw", po::value(&system.hw)->default_value(system.hw)->notifier(checkHwOption),
+        "sn40l_* experiments: hardware preset or YAML file")(
+        "set", po::value(&system.sets)->composing(), "sn40l_* experiments: hardware key=value (repeatable)");
     std::vector<std::string> positional;
     if (parseOrHelp("experiment", args, opts, &positional, f)) return 0;
     if (positional.size() != 1)
@@ -116,6 +162,11 @@ int cmdExperiment(const Args& args) {
         printList();
         return 0;
     }
+    if (sys::isSystemExperiment(name)) return runSystem(name, system, out, f);
+    if (system.backend != "roofline" || system.hw != "sn40l" || !system.sets.empty())
+        throw BadInput(fmt::format("steprdu experiment {}: --backend, --hw and --set apply to the sn40l_* "
+                                   "experiments; a figure's spec names its own (configs/experiments/{}.yaml)",
+                                   name, name));
     std::vector<std::string> names = name == "claims"        ? tb::claimExperiments()
                                      : name == "calibration" ? std::vector<std::string>{}
                                                              : std::vector<std::string>{name};
@@ -128,16 +179,7 @@ int cmdExperiment(const Args& args) {
                                    expectedFound("a folder holding traces/", "no such folder")));
     if (out.empty()) out = "runs/" + name;
     std::filesystem::create_directories(out);
-    const auto start = std::chrono::steady_clock::now();
-    std::function<void(int, int, const std::string&)> progress;
-    if (f.showProgress())
-        progress = [start](int k, int n, const std::string& what) {
-            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            const double rate = k > 1 && s > 0 ? (k - 1) / s : 0;
-            std::cerr << fmt::format(
-                "[{}/{}] {}{}\n", k, n, what,
-                rate > 0 ? fmt::format("  ({:.2f} runs/s, ETA {:.0f} s)", rate, (n - k + 1) / rate) : "");
-        };
+    const auto progress = progressOf(f);
     if (name == "calibration") return printCalibration(tb::runCalibration(shared, progress), out, f.json);
     std::map<std::string, tb::ExperimentResult> results;
     for (auto& n : names) {

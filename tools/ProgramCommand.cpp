@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "hw/config/HwConfigLoader.h"
-#include "system/KernelTimer.h"
 #include "system/ProgramFile.h"
+#include "system/ProgramRun.h"
 #include "tools/Commands.h"
 #include "tools/Options.h"
 #include "util/Error.h"
@@ -39,49 +39,22 @@ int cmdProgram(const Args& args) {
         return 0;
     if (positional.size() != 1)
         throw BadInput(fmt::format("program: expected one program file, found {}", positional.size()));
-    if (base.backend != "roofline" && base.backend != "cycle")
-        throw BadInput(fmt::format("--backend: expected roofline or cycle, found '{}'", base.backend));
     checkHwOption(base.hw);
-    std::vector<sys::Orchestration> modes;
-    if (orchestration == "all")
-        modes = {sys::Orchestration::Software, sys::Orchestration::Hardware, sys::Orchestration::Looping};
-    else if (orchestration == "software" || orchestration == "hardware" || orchestration == "looping")
-        modes = {sys::parseOrchestration("--orchestration", orchestration)};
-    else
-        throw BadInput(fmt::format(
-            "--orchestration: expected software, hardware, looping or all, found '{}'{}", orchestration,
-            didYouMean(orchestration, {"software", "hardware", "looping", "all"})));
-    hw::HwConfig cfg = hw::loadHwConfig(base.hw);
-    for (const auto& s : base.sets)
-        hw::applyOverride(cfg, s);
-    const sys::LaunchModel launch(cfg);
+    const auto modes = sys::orchestrationsOf("--orchestration", orchestration);
     const sys::ProgramFile file = sys::readProgramFile(positional[0]);
-
-    sys::KernelTimer timer(base, cfg);
-    const bool looping = std::find(modes.begin(), modes.end(), sys::Orchestration::Looping) != modes.end();
-    sys::Program program;
-    program.calls = file.calls;
-    for (const auto& spec : file.kernels) {
-        if (f.showProgress()) std::cerr << fmt::format("steprdu program: timing kernel {}\n", spec.name);
-        program.kernels.push_back(timer.time(spec, looping));
-    }
-    nlohmann::json result = {{"program", positional[0]},
-                             {"backend", base.backend},
-                             {"hw", cfg.name},
-                             {"clock_ghz", cfg.clock_ghz},
-                             {"kernel_runs", timer.runs()},
-                             {"orchestrations", nlohmann::json::array()}};
-    for (auto m : modes)
-        result["orchestrations"].push_back(
-            sys::toJson(program, sys::timeProgram(program, m, launch), cfg.clock_ghz));
+    nlohmann::json result = sys::runProgram(file, base, modes, [&](const std::string& kernel) {
+        if (f.showProgress()) std::cerr << fmt::format("steprdu program: timing kernel {}\n", kernel);
+    });
+    result["program"] = positional[0];
     writeOut(out, {{"program.json", result.dump(2) + "\n"}});
     if (f.json) {
         std::cout << result.dump(2) << "\n";
         return 0;
     }
     std::cout << fmt::format("{} ({} backend, hw {}): {} call(s) of {} kernel(s), {} kernel run(s)\n",
-                             positional[0], base.backend, cfg.name, program.calls.size(),
-                             program.kernels.size(), timer.runs());
+                             positional[0], base.backend, result["hw"].get<std::string>(),
+                             result["calls"].get<std::int64_t>(), result["kernels"].get<std::int64_t>(),
+                             result["kernel_runs"].get<int>());
     std::cout << fmt::format("  {:<10} {:>14} {:>10} {:>9} {:>12} {:>12} {:>13} {:>14}\n", "launching",
                              "cycles", "us", "launches", "host", "program load", "argument load", "execute");
     for (const auto& o : result["orchestrations"])

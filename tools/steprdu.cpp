@@ -33,7 +33,8 @@ const std::vector<Command>& commands() {
         {"experiment",
          R"(experiment list | <name> | claims | calibration [--shared DIR] [--out DIR] [--json]
                                               a paper figure as CSV; `claims`: the paper's numbers; `calibration`:
-                                              the published simulator's reference points)",
+                                              the published simulator's reference points; sn40l_fig10 and
+                                              sn40l_fig11 (programs of kernels) also take --backend, --hw, --set)",
          cmdExperiment},
         {"bench",
          R"(bench [--shared DIR] [--json]     simulated cycles (and events) per wall second on the standard

@@ -367,8 +367,24 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
             pcu ? fmt::format(" ({} FLOP/cycle)", std::int64_t(v.total(k)) * peak) : "", L.rows(), L.cols(),
             cfg.name, L.numUnits(k), top, hint));
     };
-    // Stage buffers on one lane each must fit as they are.
+    // One operator larger than the chip fits no placement, shrink or section: say which, and what it holds.
+    auto tooLarge = [&](UnitKind k, const std::string& what, const std::string& hint) {
+        const auto users = consumers(k);
+        if (users.empty() || users.front().first <= L.numUnits(k)) return;
+        const bool pcu = k == UnitKind::Pcu;
+        throw BadInput(fmt::format(
+            "pnr: {} alone needs {} {}s ({}), the {} x {} grid of '{}' has {}: no placement{} holds it; {}",
+            g.op(users.front().second).where(), users.front().first, pcu ? "PCU" : "PMU", what, L.rows(),
+            L.cols(), cfg.name, L.numUnits(k), pcu ? " or section" : ", shrink or section", hint));
+    };
     sizeStages();
+    tooLarge(UnitKind::Pmu,
+             fmt::format("SRAM for its buffers and input stages, {} bytes per PMU", cfg.pmu.capacity_bytes),
+             "use smaller tiles or a shallower buffer");
+    if (cfg.pnr.on_overflow != OnOverflow::Shrink)
+        tooLarge(UnitKind::Pcu, fmt::format("its compute_bw at {} FLOP/cycle per PCU", peak),
+                 "lower its compute_bw or --set pnr.on_overflow=shrink");
+    // Stage buffers on one lane each must fit as they are.
     if (v.total(UnitKind::Pmu) > L.numUnits(UnitKind::Pmu))
         overflow(UnitKind::Pmu,
                  "PMU capacity cannot shrink: use smaller tiles, fewer regions or a larger chip");

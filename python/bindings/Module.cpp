@@ -10,6 +10,7 @@
 #include <pybind11/stl.h>
 
 #include "python/bindings/JsonPy.h"
+#include "python/bindings/KernelProgram.h"
 #include "python/bindings/Program.h"
 #include "step_ops/Metrics.h"
 #include "testbenches/Runner.h"
@@ -1213,6 +1214,7 @@ PYBIND11_MODULE(_steprdu, m) {
     });
     py::defineTypes(m);
     py::defineProgram(m);
+    py::defineKernelProgram(m);
     m.def("simulate", &py::simulate, "graph"_a, "backend"_a, "hw"_a, "sets"_a, "functional"_a, "depth"_a,
           "timing_elem_bytes"_a, "phases"_a, "depths"_a, "max_cycles"_a, "max_wall_seconds"_a,
           "watchdog_cycles"_a, "steprdu.simulate's core (use steprdu.simulate).");

@@ -48,13 +48,14 @@ from steprdu.datatypes import (
     Uint64,
 )
 from steprdu.results import Result, load, load_stats
+from steprdu.program import Program
 from steprdu import sweep_plot as _sweep_plot
 
 __all__ = [
     "ArgumentError", "BadInputError", "DeadlockError", "Error", "InternalError", "LimitError", "MissingKeyError",
     "OutOfRangeError", "Dim", "Expr", "Function", "Graph", "InitFn", "Op", "Shape", "Stream", "ceil_div",
     "accum_fn", "init_fn", "map_accum_fn", "map_fn", "ops", "Bool", "BFloat16", "Buffer", "DynDim", "DynTile",
-    "Float16", "Float32", "Tile", "Uint64", "HBMConfig", "SimConfig", "Result", "load", "load_stats", "simulate",
+    "Float16", "Float32", "Tile", "Uint64", "HBMConfig", "SimConfig", "Result", "load", "load_stats", "Program", "simulate",
     "run", "testbenches", "plot", "BACKENDS",
 ]
 

@@ -10,8 +10,8 @@ import pytest
 import steprdu
 
 GEMM = ["gemm", "m=64", "k=64", "n=64", "tile_m=32", "tile_k=32", "tile_n=32"]
-RUN_COLUMNS = ["testbench", "backend", "hw", "compute_bw", "k", "m", "n", "par_dispatch", "seed", "tile_k",
-               "tile_m", "tile_n", "cycles", "off_chip_bytes", "on_chip_bytes", "flops", "wall_seconds",
+RUN_COLUMNS = ["testbench", "backend", "hw", "b_class", "batch", "compute_bw", "elem_bytes", "k", "m", "n",
+               "par_dispatch", "regions", "seed", "split", "tile_k", "tile_m", "tile_n", "cycles", "off_chip_bytes", "on_chip_bytes", "flops", "wall_seconds",
                "compute_utilization", "off_chip_bw_utilization", "pcu_utilization", "status", "error", "run_dir"]
 
 

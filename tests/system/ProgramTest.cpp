@@ -8,8 +8,10 @@
 
 #include "CliRun.h"
 #include "hw/config/HwConfigLoader.h"
+#include "system/KernelTimer.h"
 #include "system/Program.h"
 #include "system/ProgramFile.h"
+#include "system/Sn40lExperiments.h"
 #include "util/Error.h"
 
 namespace steprdu::sys {
@@ -184,6 +186,124 @@ TEST(ProgramFile, TheExamplesParse) {
             ++n;
         }
     EXPECT_GE(n, 1);
+}
+
+} // namespace
+} // namespace steprdu::sys
+
+namespace steprdu::sys {
+namespace {
+
+// On the chip, Program Load is memory traffic: the kernel's configuration bytes are what the program tier
+// reads, and its move takes at least those bytes at the tier's peak (step_eval HBM, 1024 B/cycle) and at
+// most that plus a round trip to memory (AGCU to controller 2 x 20 cycles, 2 + 14 for the first response,
+// the fabric's hops: under 100 cycles). gemm 64 x 256 x 256 on step_eval: 8 PCUs, 8 PMUs, 8 AGCUs, 16
+// switches: 65,536 + 16,384 + 16,384 + 4,096 = 102,400 B, 100 cycles at the peak.
+TEST(KernelTimer, OnTheChipProgramLoadIsTheProgramTiersTraffic) {
+    tb::RunRequest base;
+    base.backend = "cycle";
+    base.hw = "step_eval";
+    KernelTimer timer(base, tb::hardwareOf(base));
+    const Kernel k = timer.time({"proj", "gemm", {"m=64", "k=256", "n=256"}, ""}, false);
+    LaunchModel m(tb::hardwareOf(base));
+    const std::int64_t bytes = m.programBytes(k.footprint);
+    EXPECT_GT(bytes, 0);
+    EXPECT_EQ(k.programTierBytes, bytes);
+    const std::int64_t atPeak = (bytes + 1023) / 1024;
+    EXPECT_GE(k.programMoveCycles, atPeak);
+    EXPECT_LE(k.programMoveCycles, atPeak + 100);
+    Program p;
+    p.kernels = {k};
+    p.calls = {0, 0};
+    const ProgramTime t = timeProgram(p, Orchestration::Hardware, m);
+    EXPECT_EQ(t.launches[0].programLoad, 100 + k.programMoveCycles); // launch.command_cycles + the move
+    EXPECT_EQ(t.launches[1].programLoad, 0);                         // still configured
+    EXPECT_EQ(t.programBytes, bytes);
+}
+
+// A kernel with one operator larger than the chip stops the program with exit 2, naming the operator and
+// the resource: a 1024 x 1024 f32 tile staged twice is 8 MiB, 17 PMUs of 512 KiB on a chip of 8.
+TEST(ProgramCli, AnOperatorLargerThanTheChipIsNamed) {
+    auto dir = std::filesystem::temp_directory_path() / ("steprdu_program_big_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "p.yaml")
+        << "kernels:\n  - {name: big, testbench: gemm, knobs: {m: 1024, k: 1024, n: 64, tile_m: 1024, "
+           "tile_k: 1024, tile_n: 64}}\nschedule: [big]\n";
+    auto r = test::runCli("program " + (dir / "p.yaml").string() + " --backend cycle --hw tiny");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("kernel 'big' (gemm): pnr: MapAccum 'matmul' alone needs 17 PMUs"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("'tiny' has 8"), std::string::npos) << r.err;
+    std::filesystem::remove_all(dir);
+}
+
+} // namespace
+} // namespace steprdu::sys
+
+namespace steprdu::sys {
+namespace {
+
+// A kernel whose testbench is a program (decoder fusion=operator) expands in the file: its kernels named
+// after it, each defined once, and every call of it runs them all in order.
+TEST(ProgramFile, AnUnfusedLayerExpandsIntoItsOperatorKernels) {
+    const ProgramFile f = parseProgram(
+        "kernels:\n  - {name: layer, testbench: decoder, knobs: {model: llama2, fusion: operator, batch: 8, "
+        "kv_len: 4096}}\n  - {name: head, testbench: gemm}\nschedule: [{kernel: layer, repeat: 2}, head]\n",
+        "p.yaml");
+    ASSERT_EQ(f.kernels.size(), 14u);
+    EXPECT_EQ(f.kernels[0].name, "layer.q_proj");
+    EXPECT_EQ(f.kernels[12].name, "layer.down_proj");
+    ASSERT_EQ(f.calls.size(), 27u);
+    EXPECT_EQ(f.calls[13], 0);
+    EXPECT_EQ(f.calls[26], 13);
+    EXPECT_THROW(parseProgram("kernels:\n  - {name: l, testbench: decoder, knobs: {fusion: operator}, "
+                              "loop_knob: layers}\nschedule: [l]\n",
+                              "p.yaml"),
+                 BadInput);
+}
+
+// Fig 11's counts need no timing: 13 operator kernels per layer against one fused layer, 32 layers.
+TEST(Sn40lExperiments, Fig11CountsKernelCallsUnfusedOverFused) {
+    tb::RunRequest base;
+    base.hw = "sn40l";
+    const SystemExperiment e = runSystemExperiment("sn40l_fig11", base);
+    ASSERT_EQ(e.rows.size(), 3u);
+    for (const auto& r : e.rows) {
+        EXPECT_EQ(r["unfused_calls"], 416);
+        EXPECT_EQ(r["fused_calls"], 32);
+        EXPECT_DOUBLE_EQ(r["ratio"].get<double>(), 13.0);
+    }
+}
+
+} // namespace
+} // namespace steprdu::sys
+
+namespace steprdu::sys {
+namespace {
+
+// Fig 10 on the roofline (3 s): the fused layer beats the unfused operators at both batches, hardware
+// orchestration is never slower than software, and on prefill, whose kernels run for milliseconds, it gains
+// at most 1.1x (the paper's bound).
+TEST(Sn40lExperiments, Fig10FusedBeatsUnfusedAndPrefillGainsLittleFromHardwareOrchestration) {
+    tb::RunRequest base;
+    base.hw = "sn40l";
+    const SystemExperiment e = runSystemExperiment("sn40l_fig10", base);
+    int decode = 0, prefill = 0;
+    for (const auto& r : e.rows) {
+        SCOPED_TRACE(r.dump());
+        if (r["workload"] == "decode" && r["fusion"] == "layer") {
+            ++decode;
+            EXPECT_GT(r["speedup_over_unfused"].get<double>(), 1.0);
+            EXPECT_GE(r["ho_over_so"].get<double>(), 1.0);
+        }
+        if (r["workload"] == "prefill") {
+            ++prefill;
+            EXPECT_LE(r["ho_over_so"].get<double>(), 1.1);
+        }
+    }
+    EXPECT_EQ(decode, 6);
+    EXPECT_EQ(prefill, 2);
 }
 
 } // namespace

@@ -65,6 +65,31 @@ TEST(TbDecoder, VariantsTakeThePapersSettings) {
     EXPECT_EQ(p["batch"], 64);
 }
 
+// Llama2's layer (its mapping, docs/system.md): the dense FFN in column slices that every token takes with
+// weight 1, QKV in column groups, more attention regions; the values stay the dense layer's. Small: 4 heads
+// of 8 (hidden 32), an FFN of 64 in 8 slices of 8, 8 tokens.
+TEST(TbDecoder, Llama2SlicesAndGroupsLeaveTheDenseLayersValues) {
+    const std::vector<std::string> small{"model=llama2", "hidden=32",  "heads=4",
+                                         "kv_heads=4",   "head_dim=8", "inter=64",
+                                         "batch=8",      "max_n=4096", "elem_bytes=4"};
+    test::expectFunctional("decoder", small, 1e-5);
+    auto more = small;
+    more.insert(more.end(), {"ffn_slices=4", "qkv_groups=2", "attention_regions=2", "layers=2"});
+    test::expectFunctional("decoder", more, 1e-5);
+    auto p = build(small, false).params;
+    EXPECT_EQ(p["ffn_slices"], 8);
+    EXPECT_EQ(p["experts"], 8);
+    EXPECT_EQ(p["inter"], 8); // each slice's columns
+    EXPECT_EQ(p["qkv_groups"], 4);
+    EXPECT_EQ(p["qkv_regions"], 1);
+    EXPECT_EQ(p["load_par"], 4);
+    p = build({}, false).params; // Mixtral keeps the artifact's settings
+    EXPECT_EQ(p["ffn_slices"], 1);
+    EXPECT_EQ(p["qkv_groups"], 1);
+    EXPECT_EQ(p["load_par"], 1);
+    EXPECT_EQ(p["attention_compute_bw"], 2048);
+}
+
 TEST(TbDecoder, BadKnobsAreRefusedByName) {
     auto refused = [](std::vector<std::string> knobs, const std::string& knob) {
         test::expectRefusedByName("decoder", knobs, knob);
