@@ -23,4 +23,16 @@ nlohmann::json runProgram(const ProgramFile& program, const tb::RunRequest& base
                           const std::vector<Orchestration>& modes,
                           const std::function<void(const std::string&)>& progress = {});
 
+// The program on both backends (`steprdu program --backend compare`): {roofline, cycle (runProgram's
+// results), orchestrations: [{orchestration, roofline_cycles, cycle_cycles, ratio}], kernels: [{name,
+// roofline, cycle, ratio}]}, each ratio cycle level over roofline.
+nlohmann::json compareProgram(const ProgramFile& program, const tb::RunRequest& base,
+                              const std::vector<Orchestration>& modes,
+                              const std::function<void(const std::string&)>& progress = {});
+
+// runProgram's result as stats keyed by path, the cycle backend's stats.csv format (path,value,unit):
+// program.<orchestration>.{cycles,host,program_load,argument_load,execute,launches} and the same per kernel
+// under program.<orchestration>.<kernel>.
+std::string programStatsCsv(const nlohmann::json& result);
+
 } // namespace steprdu::sys

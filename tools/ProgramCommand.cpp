@@ -16,6 +16,30 @@ namespace po = boost::program_options;
 
 namespace steprdu::cli {
 
+namespace {
+
+int compare(const std::string& path, nlohmann::json both, const std::string& out, const Flags& f) {
+    both["program"] = path;
+    writeOut(out, {{"program.json", both.dump(2) + "\n"}});
+    if (f.json) {
+        std::cout << both.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << fmt::format("{} (roofline and cycle level, hw {})\n", path, both["hw"].get<std::string>());
+    std::cout << fmt::format("  {:<24} {:>14} {:>14} {:>8}\n", "", "roofline", "cycle level", "ratio");
+    for (const auto& o : both["orchestrations"])
+        std::cout << fmt::format("  {:<24} {:>14} {:>14} {:>8.3f}\n", o["orchestration"].get<std::string>(),
+                                 o["roofline_cycles"].get<std::int64_t>(),
+                                 o["cycle_cycles"].get<std::int64_t>(), o["ratio"].get<double>());
+    for (const auto& k : both["kernels"])
+        std::cout << fmt::format("  {:<24} {:>14} {:>14} {:>8.3f}\n",
+                                 "kernel " + k["name"].get<std::string>(), k["roofline"].get<std::int64_t>(),
+                                 k["cycle"].get<std::int64_t>(), k["ratio"].get<double>());
+    return 0;
+}
+
+} // namespace
+
 int cmdProgram(const Args& args) {
     tb::RunRequest base;
     base.hw = kDefaultHw;
@@ -24,11 +48,11 @@ int cmdProgram(const Args& args) {
     po::options_description opts("program options");
     addFlags(opts, f);
     opts.add_options()("backend", po::value(&base.backend)->default_value(base.backend),
-                       "roofline or cycle: what times each kernel")(
+                       "roofline or cycle: what times each kernel; compare: both, side by side")(
         "orchestration", po::value(&orchestration)->default_value(orchestration),
         "software (the host launches every call), hardware (the AGCUs run the schedule), looping (and "
         "consecutive calls of a kernel become one), or all three")("out", po::value(&out),
-                                                                   "write program.json here");
+                                                                   "write program.json and stats.csv here");
     addHardwareOptions(opts, base.hw, base.sets);
     std::vector<std::string> positional;
     if (parseOrHelp("program", args, opts, &positional, f,
@@ -42,11 +66,14 @@ int cmdProgram(const Args& args) {
     checkHwOption(base.hw);
     const auto modes = sys::orchestrationsOf("--orchestration", orchestration);
     const sys::ProgramFile file = sys::readProgramFile(positional[0]);
-    nlohmann::json result = sys::runProgram(file, base, modes, [&](const std::string& kernel) {
+    auto progress = [&](const std::string& kernel) {
         if (f.showProgress()) std::cerr << fmt::format("steprdu program: timing kernel {}\n", kernel);
-    });
+    };
+    if (base.backend == "compare")
+        return compare(positional[0], sys::compareProgram(file, base, modes, progress), out, f);
+    nlohmann::json result = sys::runProgram(file, base, modes, progress);
     result["program"] = positional[0];
-    writeOut(out, {{"program.json", result.dump(2) + "\n"}});
+    writeOut(out, {{"program.json", result.dump(2) + "\n"}, {"stats.csv", sys::programStatsCsv(result)}});
     if (f.json) {
         std::cout << result.dump(2) << "\n";
         return 0;

@@ -81,7 +81,7 @@ const std::vector<Command>& commands() {
                                               series per backend and label, failed points marked)",
          cmdPlot},
         {"program",
-         R"(program <program.yaml> [--backend roofline|cycle] [--orchestration software|hardware|looping|all]
+         R"(program <program.yaml> [--backend roofline|cycle|compare] [--orchestration software|hardware|looping|all]
               [--hw ..] [--set ..] [--out DIR] [--json]   a program of kernels with its launches:
                                               program load, argument load, execute, host per kernel)",
          cmdProgram},

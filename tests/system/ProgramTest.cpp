@@ -2,6 +2,7 @@
 // file's validation, and `steprdu program` end to end.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -163,6 +164,24 @@ TEST(ProgramCli, TimesEveryOrchestrationAndRunsEachKernelOnce) {
     EXPECT_EQ(so["execute"], ho["execute"]);
     EXPECT_EQ(so["host"].get<std::int64_t>() - ho["host"].get<std::int64_t>(), 3 * (12000 - 64));
     EXPECT_LT(j["orchestrations"][2]["cycles"], ho["cycles"]);
+    // --out: program.json and the split as stats by path; --backend compare: both backends side by side.
+    auto out = test::runCli("program " + (dir / "p.yaml").string() + " -q --out " + (dir / "o").string());
+    ASSERT_EQ(out.code, 0) << out.err;
+    std::ifstream stats(dir / "o" / "stats.csv");
+    const std::string csv((std::istreambuf_iterator<char>(stats)), std::istreambuf_iterator<char>());
+    EXPECT_NE(csv.find("program.software.host,48000,cycles\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find("program.hardware.ffn.calls,3,count\n"), std::string::npos) << csv;
+    auto both = test::runCli("program " + (dir / "p.yaml").string() +
+                             " --backend compare --orchestration hardware "
+                             "--json -q");
+    ASSERT_EQ(both.code, 0) << both.err;
+    auto c = nlohmann::json::parse(both.out);
+    ASSERT_EQ(c["orchestrations"].size(), 1u);
+    const auto& o = c["orchestrations"][0];
+    EXPECT_DOUBLE_EQ(o["ratio"].get<double>(),
+                     o["cycle_cycles"].get<double>() / o["roofline_cycles"].get<double>());
+    EXPECT_EQ(o["cycle_cycles"], c["cycle"]["orchestrations"][0]["cycles"]);
+    EXPECT_EQ(c["kernels"].size(), 2u);
     auto bad = test::runCli("program " + (dir / "p.yaml").string() + " --set launch.command_cycles=-1");
     EXPECT_EQ(bad.code, 2);
     EXPECT_NE(bad.err.find("launch.command_cycles"), std::string::npos) << bad.err;
