@@ -1,4 +1,5 @@
 #include "testbenches/Runner.h"
+#include "testbenches/Sections.h"
 
 #include <algorithm>
 #include <chrono>
@@ -490,8 +491,68 @@ nlohmann::json runWorkloadOnce(const RunRequest& req, const hw::HwConfig& cfg, W
 
 } // namespace
 
+// pnr.on_overflow=sections on the chip: the sections one after another, each on an idle chip, their tensors
+// carried from one to the next (testbenches/Sections.h). Cycles and moved bytes add up; the metrics are the
+// whole graph's, beside the bytes the cuts stored (`cut_bytes`).
+nlohmann::json runSections(const RunRequest& req, const hw::HwConfig& cfg, Workload& w, RunArtifacts* art,
+                           std::chrono::steady_clock::time_point t0) {
+    const std::vector<Section> sections = cutIntoSections(w, cfg);
+    std::map<std::string, std::vector<float>> memory;
+    nlohmann::json j, list = nlohmann::json::array();
+    int shrunk = 0;
+    std::int64_t cycles = 0, cutBytes = 0;
+    double simulated = 0;
+    for (const Section& s : sections) {
+        const nlohmann::json graph = sectionGraph(s, memory);
+        Workload ws = sectionWorkload(w, s, graph);
+        RunArtifacts a;
+        // The scoreboard's interpreter runs the section's file (a graph read back from a file is not written
+        // out again: its feedback placeholders would collide).
+        hw::HwConfig own = cfg;
+        own.pnr.on_overflow = s.shrink ? hw::OnOverflow::Shrink : hw::OnOverflow::Error;
+        shrunk += s.shrink;
+        nlohmann::json r = runWorkloadOnce(req, own, ws, &a, std::chrono::steady_clock::now(),
+                                           [graph] { return step::Graph::fromJson(graph); });
+        for (auto& [name, values] : a.tensors)
+            memory[name] = std::move(values);
+        cycles += r.at("cycles").get<std::int64_t>();
+        simulated += r.value("simulated_off_chip_bytes", 0.0);
+        cutBytes += s.cutBytes;
+        list.push_back({{"phases", s.phases},
+                        {"cycles", r["cycles"]},
+                        {"units_used", r["units_used"]},
+                        {"cut_bytes", s.cutBytes},
+                        {"shrunk", s.shrink}});
+        j = std::move(r);
+    }
+    j.update(workloadMetrics(w));
+    j["params"] = w.params;
+    j["cycles"] = cycles;
+    j["simulated_off_chip_bytes"] = simulated;
+    j["cut_bytes"] = cutBytes;
+    j["sections"] = list;
+    const double peak = j.value("peak_offchip_bytes_per_cycle", 0.0);
+    j["off_chip_bw_utilization"] = cycles > 0 && peak > 0 ? simulated / double(cycles) / peak : 0.0;
+    j["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    j["warnings"].push_back(fmt::format(
+        "pnr.on_overflow=sections: the graph does not fit '{}' and ran in {} "
+        "sections one after another{} (result.json: sections)",
+        cfg.name, sections.size(),
+        shrunk ? fmt::format(", {} of them, a part too large alone, shrunk", shrunk) : std::string()));
+    if (art) {
+        art->config = cfg;
+        art->graph = w.graph.toJson();
+        art->dot = w.graph.toDot();
+        art->tensors = std::move(memory);
+    }
+    return j;
+}
+
 nlohmann::json runWorkload(const RunRequest& req, const hw::HwConfig& cfg, Workload& w, RunArtifacts* art,
                            std::chrono::steady_clock::time_point t0, std::function<step::Graph()> golden) {
+    if (req.backend == "cycle" && cfg.pnr.on_overflow == hw::OnOverflow::Sections && req.placement.empty() &&
+        !fitsChip(w, cfg))
+        return runSections(req, cfg, w, art, t0);
     nlohmann::json j = runWorkloadOnce(req, cfg, w, art, t0, std::move(golden));
     checkMetricsAgainstRun(j);
     return j;

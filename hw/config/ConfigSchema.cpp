@@ -159,7 +159,7 @@ std::vector<ConfigKey> buildSchema() {
         key("pnr.route_iterations", &C::pnr, &PnrConfig::route_iterations, {1, 1000}, "negotiated-congestion routing rounds at most"),
         key("pnr.repair", &C::pnr, &PnrConfig::repair, kAny, "after routing, move the PCUs and PMUs at the ends of streams on links loaded 1.5 times their bandwidth or more to nearby sites where their routes load links less (annealed placements; docs/cycle.md)"),
         key("pnr.lane_headroom", &C::pnr, &PnrConfig::lane_headroom, {0.01, 1000}, "a stream gets ceil(headroom x its rate-model bandwidth / flit_bytes) lanes, at most as many as the units at either end (docs/cycle.md)"),
-        choice("pnr.on_overflow", &C::pnr, &PnrConfig::on_overflow, "a graph that needs more units than the chip has: error (exit 2 naming the resource) or shrink (fewer PCUs for the largest consumers, then operators sharing a producer's PCU)"),
+        choice("pnr.on_overflow", &C::pnr, &PnrConfig::on_overflow, "a graph that needs more units than the chip has: error (exit 2 naming the resource), shrink (fewer PCUs for the largest consumers, then operators sharing a producer's PCU) or sections (the cycle backend runs it cut between its parts, one section after another, crossing streams through HBM)"),
         key("chip.dies", &C::chip, &ChipConfig::dies, {1, 16}, "dies per socket, side by side"),
         key("chip.die_tile_rows", &C::chip, &ChipConfig::die_tile_rows, {1, 64}, "tile rows per die"),
         key("chip.die_tile_cols", &C::chip, &ChipConfig::die_tile_cols, {1, 64}, "tile columns per die"),

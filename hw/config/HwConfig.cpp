@@ -32,7 +32,8 @@ const ChoiceTable<Placer>& choices(Placer) {
 }
 
 const ChoiceTable<OnOverflow>& choices(OnOverflow) {
-    static const ChoiceTable<OnOverflow> t{{"error", OnOverflow::Error}, {"shrink", OnOverflow::Shrink}};
+    static const ChoiceTable<OnOverflow> t{
+        {"error", OnOverflow::Error}, {"shrink", OnOverflow::Shrink}, {"sections", OnOverflow::Sections}};
     return t;
 }
 

@@ -20,7 +20,7 @@ namespace steprdu::hw {
 enum class Topology { Mesh, Ideal };
 enum class RoutePolicy { Negotiated, Xy, Yx };
 enum class Placer { Anneal, Constructive };
-enum class OnOverflow { Error, Shrink };
+enum class OnOverflow { Error, Shrink, Sections };
 enum class RowPolicy { Open, Closed };
 enum class OffChipLayout { RowMajor, Tiled, TileMajor };
 // The off-chip tiers, in the order the chip numbers them.

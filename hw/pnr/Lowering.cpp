@@ -391,7 +391,9 @@ VirtualUnits lower(const step::Graph& g, const HwConfig& cfg, const LoweringOpti
     const int have = L.numUnits(UnitKind::Pcu);
     if (v.total(UnitKind::Pcu) > have) {
         if (cfg.pnr.on_overflow != OnOverflow::Shrink)
-            overflow(UnitKind::Pcu, "lower compute_bw, time-multiplex, or --set pnr.on_overflow=shrink");
+            overflow(UnitKind::Pcu,
+                     "lower compute_bw, time-multiplex, or --set pnr.on_overflow=shrink (or sections, on the "
+                     "cycle backend)");
         // Take a PCU from the largest group until the graph fits: its throughput drops the least.
         const std::vector<int> before = v.pcus;
         int total = v.total(UnitKind::Pcu);

@@ -497,7 +497,7 @@ TEST(CliPnr, BadKeysAndValuesExit2NamingThem) {
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(oneLine(r.err).find("pnr.sed"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("did you mean 'pnr.seed'"), std::string::npos) << r.err;
-    r = run("pnr swiglu --set pnr.on_overflow=sections");
+    r = run("pnr swiglu --set pnr.on_overflow=split");
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(oneLine(r.err).find("pnr.on_overflow"), std::string::npos) << r.err;
     r = run("pnr swiglu --set rdn.flow_table_entries=1");
