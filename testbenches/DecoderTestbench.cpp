@@ -645,6 +645,13 @@ std::vector<KernelCall> DecoderTestbench::kernels(const Knobs& k) const {
             --t;
         return t;
     };
+    // Every kernel's sizes as products of the knobs: checked in floating point before they are formed.
+    const double scores = double(B) * double(H) * double(S) * double(Lp),
+                 rowsAll = double(B) * double(G) * double(S);
+    if (scores > 1e13 || rowsAll * double(hd) * 8 > 1e15)
+        throw BadInput(fmt::format("decoder: knobs 'batch', 'kv_len': {}",
+                                   expectedFound("at most 1e13 scores per layer for fusion=operator",
+                                                 fmt::format("{:.3g}", scores))));
     const std::int64_t Q = H / G, R = B * G, T = B * S; // queries per KV head, requests, tokens
     auto str = [](std::int64_t v) { return std::to_string(v); };
     const std::vector<std::string> common = {"par_dispatch=" + str(par), "elem_bytes=" + str(eb)};

@@ -98,6 +98,11 @@ TEST(TbUnfused, TheKernelsRegionsLeaveTheValuesOfOne) {
 TEST(TbUnfused, OneGraphOrAMoEIsRefusedByName) {
     test::expectRefusedByName("decoder", {"model=llama2", "fusion=operator"}, "fusion");
     test::expectRefusedByName("decoder", {"model=llama2", "phase=prefill"}, "phase");
+    const auto& t = tb::findTestbench("decoder");
+    EXPECT_THROW(t.kernels(tb::Knobs("decoder", t.knobs(),
+                                     {"model=llama2", "fusion=operator", "phase=prefill", "batch=1048576",
+                                      "kv_len=1073741824"})),
+                 BadInput); // sizes beyond what any kernel could hold, refused before they overflow
     try {
         kernelsOf({"experts=2"});
         ADD_FAILURE() << "an MoE was unfused";
