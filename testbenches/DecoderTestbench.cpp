@@ -124,6 +124,8 @@ std::vector<Knob> DecoderTestbench::knobs() const {
          "16 regions fit beside the rest)"},
         {"qkv_compute_bw", "",
          "FLOPs/cycle of each QKV region's matmul (default: 4096; llama2 2048 per group)"},
+        {"qkv_tile_k", "",
+         "rows of hidden per QKV x and weight tile (default: hidden, one tile); divides hidden"},
         {"qkv_groups", "",
          "QKV column groups, each streaming its own heads' weights (default: llama2 16, else 1); divides "
          "heads and kv_heads"},
@@ -281,7 +283,7 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
         while (B % qkv.regions)
             --qkv.regions;
     }
-    qkv.tileK = D;
+    qkv.tileK = k.given("qkv_tile_k") ? k.divisor("qkv_tile_k", D, "hidden") : D;
     qkv.elemBytes = eb;
     qkv.computeBw = k.given("qkv_compute_bw") ? k.integer("qkv_compute_bw", 1, 1LL << 30)
                     : model == "llama2"       ? 2048
@@ -507,6 +509,7 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
                 {"max_n", att.maxN},
                 {"qkv_regions", qkv.regions},
                 {"qkv_groups", qkv.groups},
+                {"qkv_tile_k", qkv.tileK},
                 {"qkv_compute_bw", qkv.computeBw},
                 {"attention_compute_bw", att.bw},
                 {"load_par", loadPar},
