@@ -99,4 +99,15 @@ TEST(TbDecoder, BadKnobsAreRefusedByName) {
     refused({"hidden=1024"}, "hidden");
     refused({"kv_trace=bundled:kv_b16_seed5.csv"}, "kv_trace"); // 16 requests for 64 routed tokens
     refused({"max_n=100"}, "max_n");
+    refused({"qkv_tile_k=3"}, "qkv_tile_k"); // does not divide hidden
+}
+
+// Cutting the QKV tiles along hidden changes only how the reduction is streamed, not the layer's values.
+TEST(TbDecoder, QkvTilesCutAlongHiddenLeaveTheValues) {
+    const std::vector<std::string> small{"model=llama2", "hidden=32",   "heads=4", "kv_heads=4",
+                                         "head_dim=8",   "inter=64",    "batch=8", "max_n=4096",
+                                         "elem_bytes=4", "qkv_tile_k=8"};
+    test::expectFunctional("decoder", small, 1e-5);
+    EXPECT_EQ(build(small, false).params["qkv_tile_k"], 8);
+    EXPECT_EQ(build({}, false).params["qkv_tile_k"], 4096); // default: one tile of the whole hidden
 }
