@@ -24,7 +24,15 @@ namespace {
 // B: 1 PCU, 1 PMU, 1 AGCU, 2 switches: 8,192 + 2,048 + 2,048 + 512 = 12,800 B, 13 cycles + 100.
 Program twoKernels() {
     Program p;
-    p.kernels = {{"A", {10, 4, 2, 14}, 1000, 600, 0}, {"B", {1, 1, 1, 2}, 500, 0, 0}};
+    Kernel a, b;
+    a.name = "A";
+    a.footprint = {10, 4, 2, 14};
+    a.cycles = 1000;
+    a.loopInterval = 600;
+    b.name = "B";
+    b.footprint = {1, 1, 1, 2};
+    b.cycles = 500;
+    p.kernels = {a, b};
     p.calls = {0, 0, 0, 1, 0};
     return p;
 }
@@ -223,7 +231,7 @@ TEST(KernelTimer, OnTheChipProgramLoadIsTheProgramTiersTraffic) {
     base.backend = "cycle";
     base.hw = "step_eval";
     KernelTimer timer(base, tb::hardwareOf(base));
-    const Kernel k = timer.time({"proj", "gemm", {"m=64", "k=256", "n=256"}, ""}, false);
+    const Kernel k = timer.time({"proj", "gemm", {"m=64", "k=256", "n=256"}, "", nullptr}, false);
     LaunchModel m(tb::hardwareOf(base));
     const std::int64_t bytes = m.programBytes(k.footprint);
     EXPECT_GT(bytes, 0);
