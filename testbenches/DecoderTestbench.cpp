@@ -116,6 +116,9 @@ std::vector<Knob> DecoderTestbench::knobs() const {
         {"moe_compute_bw", "",
          "FLOPs/cycle of each MoE compute operator (default: Qwen 1024, as Figs 12/13; Mixtral as the moe "
          "testbench: 4096 static, 6400 dynamic; llama2 2048 for each of its slices)"},
+        {"moe_matmul_bw", "",
+         "FLOPs/cycle of each MoE or FFN up, gate and down matmul alone (default: moe_compute_bw); the "
+         "elementwise operators keep moe_compute_bw"},
         {"regions", "",
          "MoE expert regions (default: one per expert; Qwen optimized: 32, time-multiplexed as Fig 12)"},
         {"attention_regions", "", "attention regions (default: the paper's four; llama2 16)"},
@@ -312,6 +315,7 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
              : dynamicTiles             ? 6400
                                         : 4096;
     moe.packBw = dynamicTiles && !k.given("moe_compute_bw") ? 1024 : moe.bw;
+    moe.matmulBw = k.given("moe_matmul_bw") ? k.integer("moe_matmul_bw", 1, 1LL << 40) : moe.bw;
     moe.loadPar = loadPar;
     moe.routing = routing;
 
@@ -503,6 +507,7 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
                 {"tile_f", tf},
                 {"regions", R},
                 {"moe_compute_bw", moe.bw},
+                {"moe_matmul_bw", moe.matmulBw},
                 {"attention_strategy", strategy},
                 {"attention_regions", regionReqs.size()},
                 {"kv_tile", att.tn},

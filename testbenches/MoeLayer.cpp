@@ -61,7 +61,7 @@ MoeGraph buildMoe(GraphBuilder& b, const MoeShape& m, const MoePorts& io) {
                          0, 1);
     auto xs = b.partition(x, selMulti, 0, E, "route_x");
 
-    MapOptions o{bw, false};
+    MapOptions o{bw, false}, mm{m.matmulBw, false};
     std::vector<Stream> packed;
     for (int e = 0; e < E; ++e) {
         std::string p = fmt::format("e{}.", e);
@@ -80,12 +80,12 @@ MoeGraph buildMoe(GraphBuilder& b, const MoeShape& m, const MoePorts& io) {
     // The SwiGLU body, once per region, on a stream of packed tiles and the matching weight tiles.
     auto swiglu = [&](const std::string& p, Stream in, Stream wUp, Stream wGate, Stream wDown) {
         Stream rep = b.repeatStatic(in, nf, p + "repeat");
-        Stream up = b.map({rep, wUp}, Function::matmul(), o, p + "up");
-        Stream gate = b.map({rep, wGate}, Function::matmul(), o, p + "gate");
+        Stream up = b.map({rep, wUp}, Function::matmul(), mm, p + "up");
+        Stream gate = b.map({rep, wGate}, Function::matmul(), mm, p + "gate");
         Stream h = b.map({b.map({gate}, Function(Function::Kind::Silu), o, p + "silu"), up},
                          Function(Function::Kind::Mul), o, p + "mul");
-        return b.mapAccum(h, wDown, Function::matmul(), dynamic ? InitFn::empty(D) : InitFn::zero(T, D), 1, o,
-                          p + "down");
+        return b.mapAccum(h, wDown, Function::matmul(), dynamic ? InitFn::empty(D) : InitFn::zero(T, D), 1,
+                          mm, p + "down");
     };
     std::vector<Stream> expertOut(E);
     for (int e = 0; e < E; ++e) {

@@ -34,6 +34,7 @@ struct MoeShape {
     int eb = 2;
     int loadPar = 1; // 64-byte requests each weight load issues per cycle (the scripts': 1)
     std::int64_t bw = 4096, packBw = 4096; // FLOPs/cycle of the experts' operators and of the packing
+    std::int64_t matmulBw = 4096;          // FLOPs/cycle of each up, gate and down matmul
     traces::ExpertRouting routing;
 };
 

@@ -150,6 +150,7 @@ Workload MoeTestbench::build(const Knobs& k, bool functional) const {
     shape.T = T;
     shape.eb = eb;
     shape.bw = bw;
+    shape.matmulBw = bw;
     shape.packBw = dynamic && !k.given("compute_bw") ? 1024 : bw;
     shape.routing = routing;
     MoePorts io;

@@ -2,6 +2,8 @@
 // exactly a direct computation's values, for every variant and across layers; the variants take the
 // paper's settings (5.5); bad knobs are refused by name.
 #include <gtest/gtest.h>
+#include <map>
+#include <string>
 
 #include "tests/testbenches/TestbenchChecks.h"
 
@@ -110,4 +112,32 @@ TEST(TbDecoder, QkvTilesCutAlongHiddenLeaveTheValues) {
     test::expectFunctional("decoder", small, 1e-5);
     EXPECT_EQ(build(small, false).params["qkv_tile_k"], 8);
     EXPECT_EQ(build({}, false).params["qkv_tile_k"], 4096); // default: one tile of the whole hidden
+}
+
+// moe_matmul_bw sizes the FFN's up, gate and down matmuls alone; silu and mul keep moe_compute_bw, and the
+// values are the layer's.
+TEST(TbDecoder, FfnMatmulsTakeTheirOwnBandwidth) {
+    const std::vector<std::string> small{
+        "model=llama2", "hidden=32",  "heads=4",      "kv_heads=4",         "head_dim=8",       "inter=64",
+        "batch=8",      "max_n=4096", "elem_bytes=4", "moe_compute_bw=256", "moe_matmul_bw=512"};
+    test::expectFunctional("decoder", small, 1e-5);
+    const auto w = build(small, false);
+    EXPECT_EQ(w.params["moe_matmul_bw"], 512);
+    std::map<std::string, int> seen;
+    auto endsWith = [](const std::string& s, const std::string& t) {
+        return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+    };
+    for (int i = 0; i < w.graph.numOps(); ++i) {
+        const auto& op = w.graph.op(i);
+        for (const char* part : {".up", ".gate", ".down", ".silu", ".mul"})
+            if (endsWith(op.name(), part)) {
+                ++seen[part];
+                SCOPED_TRACE(op.name());
+                const bool matmul = std::string(part) != ".silu" && std::string(part) != ".mul";
+                EXPECT_EQ(op.computeBw(), matmul ? 512 : 256);
+            }
+    }
+    for (const char* part : {".up", ".gate", ".down", ".silu", ".mul"})
+        EXPECT_EQ(seen[part], 8) << part;                                    // one per FFN slice
+    EXPECT_EQ(build({"model=llama2"}, false).params["moe_matmul_bw"], 2048); // default: moe_compute_bw
 }
