@@ -73,6 +73,7 @@ class PlacementAnnealer {
     int phases_ = 1;
     double link_ = 0;
     std::vector<double> window_;
+    std::vector<double> phaseWeight_; // per phase: its cycles over the longest phase's
     std::vector<double> cellOut_, cellIn_, portOut_, portIn_;
     std::vector<std::vector<int>> agcuHosts_; // per AGCU: its cells
     std::vector<int> agcuOp_;                 // per AGCU cell: the first operator placed on it
