@@ -128,7 +128,8 @@ std::vector<Knob> DecoderTestbench::knobs() const {
         {"qkv_compute_bw", "",
          "FLOPs/cycle of each QKV region's matmul (default: 4096; llama2 2048 per group)"},
         {"qkv_tile_k", "",
-         "rows of hidden per QKV x and weight tile (default: hidden, one tile); divides hidden"},
+         "rows of hidden per QKV x and weight tile (default: hidden, one tile; llama2 the largest divisor of "
+         "hidden up to 1024); divides hidden"},
         {"qkv_groups", "",
          "QKV column groups, each streaming its own heads' weights (default: llama2 16, else 1); divides "
          "heads and kv_heads"},
@@ -286,7 +287,13 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
         while (B % qkv.regions)
             --qkv.regions;
     }
-    qkv.tileK = k.given("qkv_tile_k") ? k.divisor("qkv_tile_k", D, "hidden") : D;
+    if (k.given("qkv_tile_k")) {
+        qkv.tileK = k.divisor("qkv_tile_k", D, "hidden");
+    } else { // Llama2's quarter tiles fill and drain its weight pipeline a quarter as long (docs/system.md)
+        qkv.tileK = model == "llama2" ? std::min<std::int64_t>(D, 1024) : D;
+        while (D % qkv.tileK)
+            --qkv.tileK;
+    }
     qkv.elemBytes = eb;
     qkv.computeBw = k.given("qkv_compute_bw") ? k.integer("qkv_compute_bw", 1, 1LL << 30)
                     : model == "llama2"       ? 2048

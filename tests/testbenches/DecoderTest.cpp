@@ -112,6 +112,12 @@ TEST(TbDecoder, QkvTilesCutAlongHiddenLeaveTheValues) {
     test::expectFunctional("decoder", small, 1e-5);
     EXPECT_EQ(build(small, false).params["qkv_tile_k"], 8);
     EXPECT_EQ(build({}, false).params["qkv_tile_k"], 4096); // default: one tile of the whole hidden
+    EXPECT_EQ(build({"model=llama2", "batch=1", "kv_len=64"}, false).params["qkv_tile_k"], 1024);
+    EXPECT_EQ(build({"model=llama2", "hidden=1536", "heads=12", "kv_heads=12", "head_dim=128",
+                     "attention_regions=4", "batch=1", "kv_len=64"},
+                    false)
+                  .params["qkv_tile_k"],
+              768);
 }
 
 // moe_matmul_bw sizes the FFN's up, gate and down matmuls alone; silu and mul keep moe_compute_bw, and the
