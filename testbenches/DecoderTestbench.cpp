@@ -72,7 +72,8 @@ using namespace step;
 std::vector<Knob> DecoderTestbench::knobs() const {
     return {
         {"model", "mixtral",
-         "mixtral | qwen | llama2: the layer's dimensions, experts and default traces (llama2: Llama2-7B, "
+         "mixtral | qwen | llama2 | llama3: the layer's dimensions, experts and default traces (llama2: "
+         "Llama2-7B, llama3: Llama 3.1 8B, "
          "its dense FFN as one expert every token takes)"},
         {"variant", "optimized",
          "memory_matched | performance_matched | optimized (5.5): static interleaved attention and the "
@@ -121,7 +122,9 @@ std::vector<Knob> DecoderTestbench::knobs() const {
          "elementwise operators keep moe_compute_bw"},
         {"regions", "",
          "MoE expert regions (default: one per expert; Qwen optimized: 32, time-multiplexed as Fig 12)"},
-        {"attention_regions", "", "attention regions (default: the paper's four; llama2 16)"},
+        {"attention_regions", "",
+         "attention regions (default: the paper's four; llama2 and llama3 16, at most half the (token, KV "
+         "head) requests)"},
         {"attention_compute_bw", "",
          "FLOPs/cycle of each attention compute operator (default: the artifact's 2048; llama2 1024, so that "
          "16 regions fit beside the rest)"},
@@ -155,12 +158,14 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
                        "operator, not one "
                        "graph: run it with `steprdu program` (a kernel with testbench: decoder, knobs: "
                        "{fusion: operator})");
-    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2"});
+    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2", "llama3"});
     const std::string variant = k.choice("variant", {"memory_matched", "performance_matched", "optimized"});
     const bool optimized = variant == "optimized";
     const int L = static_cast<int>(k.integer("layers", 1, 1024));
     const HeadModel lm = headModel(model);
     const MoeModel mm = moeModel(model);
+    // The dense models' mappings are ours, not the artifact's (docs/system.md): they share their defaults.
+    const bool llama = model == "llama2" || model == "llama3";
     const HeadDims dims = headDims(k, lm);
     const std::int64_t H = dims.H, G = dims.G, hd = dims.hd, D = dims.D;
     if (D != H * hd)
@@ -175,7 +180,7 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     // slice streams its own weights in its own region.
     const bool dense = E == 1 && K == 1;
     const std::int64_t slices =
-        dense ? k.given("ffn_slices") ? k.divisor("ffn_slices", F, "inter") : (model == "llama2" ? 8 : 1) : 1;
+        dense ? k.given("ffn_slices") ? k.divisor("ffn_slices", F, "inter") : (llama ? 8 : 1) : 1;
     if (slices > 1) {
         E = K = static_cast<int>(slices);
         F /= slices;
@@ -246,11 +251,11 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     att.maxN = k.integer("max_n", 1, 1LL << 32);
     att.eb = eb;
     att.bw = k.given("attention_compute_bw") ? k.integer("attention_compute_bw", 1, 1LL << 30)
-             : model == "llama2"             ? 1024
+             : llama                         ? 1024
                                              : 2048;
-    // Llama2's mapping is ours, not the artifact's (docs/system.md): more parallel loads per operator.
+    // More parallel loads per operator in the Llama mappings.
     const int loadPar = static_cast<int>(k.given("load_par") ? k.integer("load_par", 1, 1024)
-                                         : model == "llama2" ? 4
+                                         : llama             ? 4
                                                              : 1);
     att.loadPar = loadPar;
     for (std::int64_t t = 0; t < B; ++t)
@@ -265,8 +270,8 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     const auto regionReqs =
         splitRequests(att, strategy,
                       k.given("attention_regions") ? k.integer("attention_regions", 1, 4096)
-                      : model == "llama2"          ? 16
-                                                   : 4);
+                      : llama ? std::clamp<std::int64_t>(att.B / 2, 1, 16) // two requests a region at least
+                              : 4);
     if (strategy == "dynamic" && att.B <= static_cast<std::int64_t>(regionReqs.size()))
         throw BadInput(
             fmt::format("decoder: knob 'attention_regions': {}",
@@ -283,23 +288,23 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
         qkv.regions = k.divisor("qkv_regions", B, "batch");
     } else {
         // Llama2's column groups already pull its weights in parallel: one region per group.
-        qkv.regions = model == "llama2" ? 1 : std::min<std::int64_t>(4, B);
+        qkv.regions = llama ? 1 : std::min<std::int64_t>(4, B);
         while (B % qkv.regions)
             --qkv.regions;
     }
     if (k.given("qkv_tile_k")) {
         qkv.tileK = k.divisor("qkv_tile_k", D, "hidden");
     } else { // Llama2's quarter tiles fill and drain its weight pipeline a quarter as long (docs/system.md)
-        qkv.tileK = model == "llama2" ? std::min<std::int64_t>(D, 1024) : D;
+        qkv.tileK = llama ? std::min<std::int64_t>(D, 1024) : D;
         while (D % qkv.tileK)
             --qkv.tileK;
     }
     qkv.elemBytes = eb;
     qkv.computeBw = k.given("qkv_compute_bw") ? k.integer("qkv_compute_bw", 1, 1LL << 30)
-                    : model == "llama2"       ? 2048
+                    : llama                   ? 2048
                                               : 4096;
     qkv.groups = k.given("qkv_groups") ? k.divisor("qkv_groups", std::gcd(H, G), "gcd(heads, kv_heads)")
-                 : model == "llama2"   ? std::gcd<std::int64_t>(16, std::gcd(H, G))
+                 : llama               ? std::gcd<std::int64_t>(16, std::gcd(H, G))
                                        : 1;
 
     MoeShape moe;
@@ -317,7 +322,7 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     // testbench's per-figure defaults (4096 static, 6400 dynamic, 1024 time-multiplexed), which Mixtral
     // keeps.
     moe.bw = k.given("moe_compute_bw")  ? k.integer("moe_compute_bw", 1, 1LL << 40)
-             : model == "llama2"        ? 2048
+             : llama                    ? 2048
              : R < E || model == "qwen" ? 1024
              : dynamicTiles             ? 6400
                                         : 4096;
@@ -619,7 +624,7 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
 // has none. Every layer calls the same kernels with its own weights.
 std::vector<KernelCall> DecoderTestbench::kernels(const Knobs& k) const {
     if (k.choice("fusion", {"layer", "operator"}) != "operator") return {};
-    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2"});
+    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2", "llama3"});
     const HeadModel lm = headModel(model);
     const MoeModel mm = moeModel(model);
     const HeadDims dims = headDims(k, lm);

@@ -14,6 +14,7 @@ using namespace step;
 MoeModel moeModel(const std::string& name) {
     if (name == "qwen") return {128, 8, 2048, 768};   // Qwen3-30B-A3B
     if (name == "llama2") return {1, 1, 4096, 11008}; // Llama2-7B: its dense SwiGLU FFN as one expert
+    if (name == "llama3") return {1, 1, 4096, 14336}; // Llama 3.1 8B, likewise
     return {8, 2, 4096, 14336};                       // Mixtral-8x7B
 }
 

@@ -44,7 +44,7 @@ constexpr std::int64_t kMaxFunctionalValues = 64LL << 20;
 std::vector<Knob> MoeTestbench::knobs() const {
     return {
         {"model", "mixtral",
-         "mixtral | qwen | llama2: sets experts, topk, hidden, inter (llama2: its dense FFN "
+         "mixtral | qwen | llama2 | llama3: sets experts, topk, hidden, inter (llama2, llama3: the dense FFN "
          "as one expert)"},
         {"experts", "", "number of experts E (default: the model's)"},
         {"topk", "", "experts per token K (default: the model's)"},
@@ -68,7 +68,7 @@ std::vector<Knob> MoeTestbench::knobs() const {
 }
 
 Workload MoeTestbench::build(const Knobs& k, bool functional) const {
-    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2"});
+    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2", "llama3"});
     const MoeModel m = moeModel(model);
     const int E = k.given("experts") ? static_cast<int>(k.integer("experts", 1, 4096)) : m.experts;
     const int K = k.given("topk") ? static_cast<int>(k.integer("topk", 1, E)) : m.topK;

@@ -9,6 +9,7 @@ using namespace step;
 HeadModel headModel(const std::string& name) {
     if (name == "qwen") return {2048, 32, 4, 64};
     if (name == "llama2") return {4096, 32, 32, 128}; // Llama2-7B
+    if (name == "llama3") return {4096, 32, 8, 128};  // Llama 3.1 8B
     return {4096, 32, 8, 128};
 }
 

@@ -31,7 +31,7 @@ using namespace step;
 
 std::vector<Knob> QkvTestbench::knobs() const {
     return {
-        {"model", "mixtral", "mixtral | qwen | llama2: sets hidden, heads, kv_heads, head_dim"},
+        {"model", "mixtral", "mixtral | qwen | llama2 | llama3: sets hidden, heads, kv_heads, head_dim"},
         {"hidden", "", "model dimension D (default: the model's)"},
         {"heads", "", "query heads H (default: the model's)"},
         {"kv_heads", "", "key/value heads (default: the model's); divides heads"},
@@ -49,7 +49,7 @@ std::vector<Knob> QkvTestbench::knobs() const {
 }
 
 Workload QkvTestbench::build(const Knobs& k, bool functional) const {
-    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2"});
+    const std::string model = k.choice("model", {"mixtral", "qwen", "llama2", "llama3"});
     const HeadModel m = headModel(model);
     const std::int64_t D = k.given("hidden") ? k.integer("hidden", 1, 1 << 20) : m.hidden;
     const std::int64_t H = k.given("heads") ? k.integer("heads", 1, 1 << 12) : m.heads;

@@ -92,6 +92,25 @@ TEST(TbDecoder, Llama2SlicesAndGroupsLeaveTheDenseLayersValues) {
     EXPECT_EQ(p["attention_compute_bw"], 2048);
 }
 
+// Llama 3.1 8B: Llama2's mapping with grouped-query attention (8 KV heads of 32) and an FFN of 14336; at
+// batch 1 its 8 (token, KV head) requests leave 4 attention regions of two. The values stay the dense
+// layer's at a reduced size with 4 queries per KV head.
+TEST(TbDecoder, Llama3IsLlama2sMappingWithGroupedQueries) {
+    auto p = build({"model=llama3", "batch=1", "kv_len=64"}, false).params;
+    EXPECT_EQ(p["hidden"], 4096);
+    EXPECT_EQ(p["heads"], 32);
+    EXPECT_EQ(p["kv_heads"], 8);
+    EXPECT_EQ(p["inter"], 14336 / 8); // each of the 8 slices' columns
+    EXPECT_EQ(p["qkv_groups"], 8);    // gcd(16, 32, 8)
+    EXPECT_EQ(p["attention_regions"], 4);
+    EXPECT_EQ(p["qkv_tile_k"], 1024);
+    EXPECT_EQ(build({"model=llama3", "batch=8", "kv_len=64"}, false).params["attention_regions"], 16);
+    test::expectFunctional("decoder",
+                           {"model=llama3", "hidden=32", "heads=8", "kv_heads=2", "head_dim=4", "inter=64",
+                            "batch=4", "max_n=4096", "elem_bytes=4"},
+                           1e-5);
+}
+
 TEST(TbDecoder, BadKnobsAreRefusedByName) {
     auto refused = [](std::vector<std::string> knobs, const std::string& knob) {
         test::expectRefusedByName("decoder", knobs, knob);
