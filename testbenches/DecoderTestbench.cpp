@@ -140,7 +140,9 @@ std::vector<Knob> DecoderTestbench::knobs() const {
          "64-byte requests each KV-cache and expert-weight load issues per cycle (default: the artifact's 1; "
          "llama2 4)"},
         {"kv_tile", "32", "KV-cache rows per attention tile"},
-        {"max_n", "6464", "KV-cache row stride per request; a multiple of kv_tile and > every KV length"},
+        {"max_n", "",
+         "KV-cache row stride per request; a multiple of kv_tile and > every KV length (default: the paper's "
+         "6464, or the first multiple of kv_tile from there or above the longest KV length)"},
         {"qkv_regions", "",
          "batch-parallel QKV regions (default: the paper's four, or the largest divisor of a "
          "smaller batch; llama2 1, its column groups parallel instead)"},
@@ -248,7 +250,9 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     att.Q = H / G;
     att.hd = hd;
     att.tn = k.integer("kv_tile", 1, 1 << 16);
-    att.maxN = k.integer("max_n", 1, 1LL << 32);
+    const long long longest = *std::max_element(kv.lengths.begin(), kv.lengths.end());
+    att.maxN = k.given("max_n") ? k.integer("max_n", 1, 1LL << 32)
+                                : (std::max<long long>(6464, longest + 1) + att.tn - 1) / att.tn * att.tn;
     att.eb = eb;
     att.bw = k.given("attention_compute_bw") ? k.integer("attention_compute_bw", 1, 1LL << 30)
              : llama                         ? 1024
@@ -261,7 +265,6 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     for (std::int64_t t = 0; t < B; ++t)
         for (std::int64_t g = 0; g < G; ++g)
             att.len.push_back(kv.lengths[t]);
-    const long long longest = *std::max_element(att.len.begin(), att.len.end());
     if (att.maxN % att.tn || att.maxN < longest + 1)
         throw BadInput(
             fmt::format("decoder: knob 'max_n': {}",

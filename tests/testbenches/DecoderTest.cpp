@@ -105,6 +105,10 @@ TEST(TbDecoder, Llama3IsLlama2sMappingWithGroupedQueries) {
     EXPECT_EQ(p["attention_regions"], 4);
     EXPECT_EQ(p["qkv_tile_k"], 1024);
     EXPECT_EQ(build({"model=llama3", "batch=8", "kv_len=64"}, false).params["attention_regions"], 16);
+    // The cache stride: the paper's 6464 unless a KV length needs more, then the first whole tile above it.
+    EXPECT_EQ(p["max_n"], 6464);
+    EXPECT_EQ(build({"model=llama3", "batch=1", "kv_len=8192"}, false).params["max_n"], 8224);
+    EXPECT_EQ(build({"model=llama3", "batch=1", "kv_len=8192", "kv_tile=64"}, false).params["max_n"], 8256);
     test::expectFunctional("decoder",
                            {"model=llama3", "hidden=32", "heads=8", "kv_heads=2", "head_dim=4", "inter=64",
                             "batch=4", "max_n=4096", "elem_bytes=4"},
