@@ -73,8 +73,7 @@ std::vector<Knob> DecoderTestbench::knobs() const {
     return {
         {"model", "mixtral",
          "mixtral | qwen | llama2 | llama3: the layer's dimensions, experts and default traces (llama2: "
-         "Llama2-7B, llama3: Llama 3.1 8B, "
-         "its dense FFN as one expert every token takes)"},
+         "Llama2-7B, llama3: Llama 3.1 8B, each with its dense FFN as one expert every token takes)"},
         {"variant", "optimized",
          "memory_matched | performance_matched | optimized (5.5): static interleaved attention and the "
          "MoE's memory- or performance-matched static tile (Mixtral 16 / 32, Qwen 8 / 64), or dynamic "
@@ -113,10 +112,10 @@ std::vector<Knob> DecoderTestbench::knobs() const {
         {"tile_f", "",
          "MoE intermediate columns per weight tile (default: 64, or the largest divisor below)"},
         {"ffn_slices", "",
-         "a dense FFN's column slices, each its own region (default: llama2 8, else 1); divides inter"},
+         "a dense FFN's column slices, each its own region (default: llama2/3 8, else 1); divides inter"},
         {"moe_compute_bw", "",
          "FLOPs/cycle of each MoE compute operator (default: Qwen 1024, as Figs 12/13; Mixtral as the moe "
-         "testbench: 4096 static, 6400 dynamic; llama2 2048 for each of its slices)"},
+         "testbench: 4096 static, 6400 dynamic; llama2/3 2048 for each of its slices)"},
         {"moe_matmul_bw", "",
          "FLOPs/cycle of each MoE or FFN up, gate and down matmul alone (default: moe_compute_bw); the "
          "elementwise operators keep moe_compute_bw"},
@@ -126,26 +125,28 @@ std::vector<Knob> DecoderTestbench::knobs() const {
          "attention regions (default: the paper's four; llama2 and llama3 16, at most half the (token, KV "
          "head) requests)"},
         {"attention_compute_bw", "",
-         "FLOPs/cycle of each attention compute operator (default: the artifact's 2048; llama2 1024, so that "
+         "FLOPs/cycle of each attention compute operator (default: the artifact's 2048; llama2/3 1024, so "
+         "that "
          "16 regions fit beside the rest)"},
         {"qkv_compute_bw", "",
-         "FLOPs/cycle of each QKV region's matmul (default: 4096; llama2 2048 per group)"},
+         "FLOPs/cycle of each QKV region's matmul (default: 4096; llama2/3 2048 per group)"},
         {"qkv_tile_k", "",
-         "rows of hidden per QKV x and weight tile (default: hidden, one tile; llama2 the largest divisor of "
+         "rows of hidden per QKV x and weight tile (default: hidden, one tile; llama2/3 the largest divisor "
+         "of "
          "hidden up to 1024); divides hidden"},
         {"qkv_groups", "",
-         "QKV column groups, each streaming its own heads' weights (default: llama2 16, else 1); divides "
+         "QKV column groups, each streaming its own heads' weights (default: llama2/3 16, else 1); divides "
          "heads and kv_heads"},
         {"load_par", "",
          "64-byte requests each KV-cache and expert-weight load issues per cycle (default: the artifact's 1; "
-         "llama2 4)"},
+         "llama2/3 4)"},
         {"kv_tile", "32", "KV-cache rows per attention tile"},
         {"max_n", "",
          "KV-cache row stride per request; a multiple of kv_tile and > every KV length (default: the paper's "
          "6464, or the first multiple of kv_tile from there or above the longest KV length)"},
         {"qkv_regions", "",
          "batch-parallel QKV regions (default: the paper's four, or the largest divisor of a "
-         "smaller batch; llama2 1, its column groups parallel instead)"},
+         "smaller batch; llama2/3 1, their column groups parallel instead)"},
         {"elem_bytes", "2", "bytes per off-chip element (2: bf16 as the paper's runs)"},
         {"seed", "5", "seed of inputs, weights and caches"}};
 }
@@ -290,14 +291,14 @@ Workload DecoderTestbench::build(const Knobs& k, bool functional) const {
     if (k.given("qkv_regions")) {
         qkv.regions = k.divisor("qkv_regions", B, "batch");
     } else {
-        // Llama2's column groups already pull its weights in parallel: one region per group.
+        // The Llama column groups already pull their weights in parallel: one region per group.
         qkv.regions = llama ? 1 : std::min<std::int64_t>(4, B);
         while (B % qkv.regions)
             --qkv.regions;
     }
     if (k.given("qkv_tile_k")) {
         qkv.tileK = k.divisor("qkv_tile_k", D, "hidden");
-    } else { // Llama2's quarter tiles fill and drain its weight pipeline a quarter as long (docs/system.md)
+    } else { // quarter tiles fill and drain the Llama weight pipelines a quarter as long (docs/system.md)
         qkv.tileK = llama ? std::min<std::int64_t>(D, 1024) : D;
         while (D % qkv.tileK)
             --qkv.tileK;
